@@ -1,0 +1,240 @@
+"""Messages, completions, and two of the three model backends.
+
+An ``LLM`` is anything with ``complete(messages, stop=..., tools=...) -> Completion``.
+This module holds the data types every later chapter uses, ``ScriptedLLM``
+(replays replies you give it, for tests and for showing one exact reply) and
+``OpenAIChat`` (the ``openai`` SDK against any OpenAI-compatible server).
+The in-process local model lives in ``local.py``.
+
+Deliberately left out: streaming, images, and provider-specific options.
+
+    >>> llm = ScriptedLLM(["Hello!"])
+    >>> llm.complete([Message("user", "Hi")]).text
+    'Hello!'
+"""
+from __future__ import annotations
+
+import time
+from dataclasses import dataclass, field
+from typing import Any, Iterable, Protocol, Sequence, Union, runtime_checkable
+
+from .errors import ScriptExhausted
+
+
+@dataclass
+class ToolCall:
+    """A native tool call as the OpenAI API returns it; ``arguments`` is raw JSON text."""
+    name: str
+    arguments: str = "{}"
+    id: str = "call_0"
+
+    def to_dict(self) -> dict:
+        return {"id": self.id, "type": "function",
+                "function": {"name": self.name, "arguments": self.arguments}}
+
+
+@dataclass
+class Message:
+    """One chat message. ``Message("user", "Hi").to_dict() == {'role': 'user', 'content': 'Hi'}``"""
+    role: str
+    content: str = ""
+    tool_calls: list[ToolCall] = field(default_factory=list)
+    tool_call_id: str | None = None
+
+    def to_dict(self) -> dict:
+        d: dict[str, Any] = {"role": self.role, "content": self.content}
+        if self.tool_calls:
+            d["tool_calls"] = [c.to_dict() for c in self.tool_calls]
+        if self.tool_call_id is not None:
+            d["tool_call_id"] = self.tool_call_id
+        return d
+
+
+MessageLike = Union[Message, dict]
+
+
+def as_message(m: MessageLike) -> Message:
+    """Accept a ``Message`` or an OpenAI-style dict, return a ``Message``."""
+    if isinstance(m, Message):
+        return m
+    calls = [ToolCall(c["function"]["name"], c["function"].get("arguments") or "{}", c.get("id", "call_0"))
+             for c in (m.get("tool_calls") or [])]
+    return Message(m["role"], m.get("content") or "", calls, m.get("tool_call_id"))
+
+
+@dataclass
+class Usage:
+    """Token counts of one call, or a sum of calls (``Usage(3, 4) + Usage(1, 1) == Usage(4, 5)``)."""
+    prompt_tokens: int = 0
+    completion_tokens: int = 0
+
+    @property
+    def total_tokens(self) -> int:
+        return self.prompt_tokens + self.completion_tokens
+
+    def __add__(self, other: "Usage") -> "Usage":
+        return Usage(self.prompt_tokens + other.prompt_tokens,
+                     self.completion_tokens + other.completion_tokens)
+
+
+@dataclass
+class Completion:
+    """What a model returned: text, tool calls, usage, and wall-clock latency in seconds."""
+    text: str
+    tool_calls: list[ToolCall] = field(default_factory=list)
+    usage: Usage = field(default_factory=Usage)
+    latency: float = 0.0
+    model: str = ""
+    finish_reason: str = "stop"
+
+
+@runtime_checkable
+class LLM(Protocol):
+    """The one interface every backend implements."""
+    model: str
+
+    def complete(self, messages: Sequence[MessageLike], *, stop: Sequence[str] | None = None,
+                 tools: list[dict] | None = None, temperature: float | None = None,
+                 max_tokens: int | None = None) -> Completion: ...
+
+
+def cut_at_stop(text: str, stop: Sequence[str] | None) -> tuple[str, bool]:
+    """Cut ``text`` before the earliest stop sequence, as a server does. Returns (text, was_cut)."""
+    cuts = [i for s in (stop or []) if s and (i := text.find(s)) >= 0]
+    return (text[: min(cuts)], True) if cuts else (text, False)
+
+
+def estimate_tokens(text: str) -> int:
+    """A rough token count (about 4 characters per token) for backends without a tokenizer."""
+    return max(1, (len(text) + 3) // 4) if text else 0
+
+
+class ScriptedLLM:
+    """Replays the replies it was given, in order, and records what it was sent.
+
+    A reply may be a string, a ``Completion`` (e.g. with tool calls) or an
+    exception instance, which is raised to simulate a failing backend.
+    Stop sequences are applied to string replies as a real server would.
+    """
+
+    def __init__(self, replies: Iterable[str | Completion | BaseException], model: str = "scripted"):
+        self.replies = list(replies)
+        self.model = model
+        self.calls: list[dict] = []
+
+    @property
+    def remaining(self) -> int:
+        return len(self.replies) - len(self.calls)
+
+    def complete(self, messages: Sequence[MessageLike], *, stop: Sequence[str] | None = None,
+                 tools: list[dict] | None = None, temperature: float | None = None,
+                 max_tokens: int | None = None) -> Completion:
+        msgs = [as_message(m) for m in messages]
+        self.calls.append({"messages": msgs, "stop": list(stop or []), "tools": tools})
+        i = len(self.calls) - 1
+        if i >= len(self.replies):
+            raise ScriptExhausted(
+                f"ScriptedLLM has {len(self.replies)} replies and was asked for reply #{i + 1}; "
+                "add more replies to the script, or check why the caller made an extra call.")
+        reply = self.replies[i]
+        if isinstance(reply, BaseException):
+            raise reply
+        if isinstance(reply, Completion):
+            return reply
+        text, was_cut = cut_at_stop(reply, stop)
+        prompt = estimate_tokens("".join(m.content for m in msgs))
+        return Completion(text, usage=Usage(prompt, estimate_tokens(text)), model=self.model)
+
+
+# --- OpenAIChat -------------------------------------------------------------
+
+ENV_BASE_URL, ENV_MODEL, ENV_API_KEY = "HANDMADE_AGENT_BASE_URL", "HANDMADE_AGENT_MODEL", "HANDMADE_AGENT_API_KEY"
+_SETTINGS_HELP = (f"Set {ENV_BASE_URL} (e.g. http://127.0.0.1:8080/v1 for `handmade-agent serve`), "
+                  f"{ENV_MODEL} and {ENV_API_KEY} (or OPENAI_API_KEY).")
+
+
+def _is_loopback(url: str) -> bool:
+    from urllib.parse import urlparse
+    return (urlparse(url).hostname or "") in ("127.0.0.1", "localhost", "::1", "0.0.0.0")
+
+
+class OpenAIChat:
+    """Any OpenAI-compatible chat endpoint through the official ``openai`` SDK.
+
+    Settings come from the arguments, else from the environment. A loopback
+    server (``handmade-agent serve``, Ollama, vLLM on this machine) needs no key.
+
+        >>> llm = OpenAIChat(base_url="http://127.0.0.1:8080/v1", model="qwen")  # doctest: +SKIP
+    """
+
+    def __init__(self, model: str | None = None, *, base_url: str | None = None, api_key: str | None = None,
+                 timeout: float = 60.0, max_retries: int = 2, temperature: float = 0.0, seed: int | None = 0):
+        import os
+
+        from .errors import ConfigError
+        self.base_url = base_url or os.environ.get(ENV_BASE_URL) or None
+        self.model = model or os.environ.get(ENV_MODEL) or ""
+        key = api_key or os.environ.get(ENV_API_KEY) or os.environ.get("OPENAI_API_KEY")
+        if not key:
+            if self.base_url is None or not _is_loopback(self.base_url):
+                where = self.base_url or "api.openai.com (no base URL was set)"
+                raise ConfigError(f"No API key for {where}. {_SETTINGS_HELP}")
+            key = "not-needed-for-a-local-server"
+        if not self.model:
+            raise ConfigError(f"No model name given. Pass model=... or set {ENV_MODEL}. {_SETTINGS_HELP}")
+        self.temperature, self.seed = temperature, seed
+        import openai  # heavy: imported only when a client is built
+        self._client = openai.OpenAI(api_key=key, base_url=self.base_url, timeout=timeout,
+                                     max_retries=max_retries)
+
+    def __repr__(self) -> str:  # never shows the key
+        return f"OpenAIChat(model={self.model!r}, base_url={self.base_url!r})"
+
+    def complete(self, messages: Sequence[MessageLike], *, stop: Sequence[str] | None = None,
+                 tools: list[dict] | None = None, temperature: float | None = None,
+                 max_tokens: int | None = None) -> Completion:
+        import openai
+
+        from .errors import ConfigError, LLMError
+        kwargs: dict[str, Any] = {"model": self.model, "messages": [as_message(m).to_dict() for m in messages],
+                                  "temperature": self.temperature if temperature is None else temperature}
+        if stop:
+            kwargs["stop"] = list(stop)[:4]  # the OpenAI API accepts at most four
+        if tools:
+            kwargs["tools"] = tools
+        if max_tokens:
+            kwargs["max_tokens"] = max_tokens
+        if self.seed is not None:
+            kwargs["seed"] = self.seed
+        where = self.base_url or "api.openai.com"
+        t0 = time.perf_counter()
+        try:
+            r = self._client.chat.completions.create(**kwargs)
+        except openai.APIConnectionError as e:  # includes time-outs
+            raise LLMError(f"Cannot reach the model server at {where} ({type(e).__name__}). Is it running? "
+                           f"Start one with `handmade-agent serve`, or point {ENV_BASE_URL} at a live server.") from e
+        except openai.AuthenticationError as e:
+            raise ConfigError(f"The server at {where} rejected the API key (401). "
+                              f"Set a valid key in {ENV_API_KEY} or OPENAI_API_KEY.") from e
+        except openai.NotFoundError as e:
+            raise ConfigError(f"The server at {where} has no model {self.model!r} (404). "
+                              f"Set {ENV_MODEL} to one of: {self.available_models() or 'see the provider docs'}.") from e
+        except openai.APIStatusError as e:
+            raise LLMError(f"The server at {where} answered {e.status_code}: {e.message}") from e
+        latency = time.perf_counter() - t0
+        if not getattr(r, "choices", None):
+            raise LLMError(f"The server at {where} returned no choices; it may not be OpenAI-compatible.")
+        choice = r.choices[0]
+        calls = [ToolCall(c.function.name, c.function.arguments or "{}", c.id or f"call_{i}")
+                 for i, c in enumerate(choice.message.tool_calls or [])]
+        u = r.usage
+        usage = Usage(u.prompt_tokens or 0, u.completion_tokens or 0) if u else Usage()
+        return Completion(choice.message.content or "", calls, usage, latency, r.model or self.model,
+                          choice.finish_reason or "stop")
+
+    def available_models(self) -> list[str]:
+        """Model ids the server lists, or [] if it cannot say."""
+        try:
+            return [m.id for m in self._client.models.list()]
+        except Exception:  # listing is a courtesy inside an error message; never mask the real error
+            return []
