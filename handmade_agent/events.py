@@ -1,0 +1,126 @@
+"""What happens during an agent run, as small event records, and ``emit()``.
+
+Events say *what happened*; observers (``observers.py``, ``widgets/``) decide
+what to do about it. The agent imports this module and no observer.
+An observer is any callable taking one event. ``emit`` delivers an event to
+every observer and turns an observer's exception into a warning, so a broken
+logger can never change a run's result.
+
+Deliberately left out: async delivery and filtering; an observer that wants
+only some events checks ``event.kind`` itself.
+
+    >>> seen = []
+    >>> emit([seen.append], FinalAnswer(run_id="run-1", step=2, answer="42"))
+    >>> seen[0].kind, seen[0].answer
+    ('final_answer', '42')
+"""
+from __future__ import annotations
+
+import time
+import warnings
+from dataclasses import asdict, dataclass, field
+from typing import Any, Callable, ClassVar, Iterable
+
+from .llm import Usage
+
+
+@dataclass
+class Event:
+    """Base record: which run, which step (0 before the first), and when (``time.time()``)."""
+    kind: ClassVar[str] = "event"
+    run_id: str = ""
+    step: int = 0
+    ts: float = field(default_factory=time.time)
+
+    def to_dict(self) -> dict[str, Any]:
+        return {"kind": self.kind, **asdict(self)}
+
+
+@dataclass
+class RunStarted(Event):
+    kind: ClassVar[str] = "run_started"
+    question: str = ""
+    settings: dict = field(default_factory=dict)
+
+
+@dataclass
+class LLMCallStarted(Event):
+    kind: ClassVar[str] = "llm_call_started"
+    messages: list = field(default_factory=list)  # OpenAI-style dicts
+
+
+@dataclass
+class LLMCallFinished(Event):
+    kind: ClassVar[str] = "llm_call_finished"
+    text: str = ""
+    usage: Usage = field(default_factory=Usage)
+    latency: float = 0.0
+    error: str | None = None
+
+
+@dataclass
+class ParseFailed(Event):
+    kind: ClassVar[str] = "parse_failed"
+    text: str = ""
+    error: str = ""
+    feedback: str = ""
+
+
+@dataclass
+class ToolStarted(Event):
+    kind: ClassVar[str] = "tool_started"
+    name: str = ""
+    args: Any = None
+
+
+@dataclass
+class ToolFinished(Event):
+    kind: ClassVar[str] = "tool_finished"
+    name: str = ""
+    args: Any = None
+    ok: bool = True
+    content: str = ""
+    error: str | None = None
+    duration: float = 0.0
+
+
+@dataclass
+class FinalAnswer(Event):
+    kind: ClassVar[str] = "final_answer"
+    answer: str = ""
+
+
+@dataclass
+class RunFinished(Event):
+    kind: ClassVar[str] = "run_finished"
+    answer: str | None = None
+    stop_reason: str = ""
+    steps: int = 0
+    usage: Usage = field(default_factory=Usage)
+    duration: float = 0.0
+
+
+@dataclass
+class Alert(Event):
+    """Raised by observers (thresholds), not by the agent: e.g. too many steps, a slow tool."""
+    kind: ClassVar[str] = "alert"
+    name: str = ""
+    message: str = ""
+
+
+Observer = Callable[[Event], None]
+
+EVENT_TYPES: dict[str, type[Event]] = {c.kind: c for c in (
+    RunStarted, LLMCallStarted, LLMCallFinished, ParseFailed, ToolStarted, ToolFinished, FinalAnswer,
+    RunFinished, Alert)}
+
+
+def emit(observers: Iterable[Observer], event: Event) -> None:
+    """Give ``event`` to every observer; a failing observer becomes a warning, never an error."""
+    for observer in observers:
+        try:
+            observer(event)
+        except Exception as e:  # an observer must not be able to break the run it watches
+            name = getattr(observer, "__qualname__", type(observer).__name__)
+            warnings.warn(f"observer {name} failed on {event.kind}: {type(e).__name__}: {e}",
+                          RuntimeWarning, stacklevel=2)
