@@ -183,6 +183,7 @@ class OpenAIChat:
         if not self.model:
             raise ConfigError(f"No model name given. Pass model=... or set {ENV_MODEL}. {_SETTINGS_HELP}")
         self.temperature, self.seed = temperature, seed
+        self._model_checked = False
         import openai  # heavy: imported only when a client is built
         self._client = openai.OpenAI(api_key=key, base_url=self.base_url, timeout=timeout,
                                      max_retries=max_retries)
@@ -207,6 +208,8 @@ class OpenAIChat:
         if self.seed is not None:
             kwargs["seed"] = self.seed
         where = self.base_url or "api.openai.com"
+        if not self._model_checked:
+            self._check_model(where)
         t0 = time.perf_counter()
         try:
             r = self._client.chat.completions.create(**kwargs)
@@ -232,9 +235,21 @@ class OpenAIChat:
         return Completion(choice.message.content or "", calls, usage, latency, r.model or self.model,
                           choice.finish_reason or "stop")
 
+    def _check_model(self, where: str) -> None:
+        """Some servers (llama.cpp's among them) silently answer with another model when the name is
+        wrong, so the name is checked once against the server's list, where it publishes one."""
+        from .errors import ConfigError
+        models = self.available_models()
+        if not models:
+            return  # unreachable, or no listing: the call itself will say what is wrong
+        self._model_checked = True
+        if self.model not in models:
+            raise ConfigError(f"The server at {where} has no model {self.model!r}. "
+                              f"Set {ENV_MODEL} (or pass model=...) to one of: {', '.join(models[:20])}.")
+
     def available_models(self) -> list[str]:
         """Model ids the server lists, or [] if it cannot say."""
         try:
-            return [m.id for m in self._client.models.list()]
+            return [m.id for m in self._client.with_options(max_retries=0, timeout=10).models.list()]
         except Exception:  # listing is a courtesy inside an error message; never mask the real error
             return []

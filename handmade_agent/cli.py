@@ -1,0 +1,107 @@
+"""The ``handmade-agent`` command: demo, ask, serve, fetch-model.
+
+    handmade-agent fetch-model          # find or assemble the local model, verify it, show progress
+    handmade-agent demo                 # answer a built-in question with the local model
+    handmade-agent ask "北京明天天气如何？"  # any question
+    handmade-agent serve --port 8080    # the local model as an OpenAI-compatible server
+
+``--backend openai`` (or ``HANDMADE_AGENT_BASE_URL`` being set) uses ``OpenAIChat``
+with the ``HANDMADE_AGENT_*`` settings instead of the in-process model.
+Errors of this package print as one readable line and exit with status 2.
+"""
+from __future__ import annotations
+
+import argparse
+import os
+import sys
+import time
+
+from .errors import HandmadeAgentError
+
+DEMO_QUESTION = "Today is 2024-05-20. What weekday is it 150 days later?"
+
+
+def progress_bar(stage: str, done: int, total: int, width: int = 30) -> None:
+    """Print a one-line progress bar to stderr (rewritten in place)."""
+    frac = done / total if total else 1.0
+    bar = "#" * int(frac * width)
+    sys.stderr.write(f"\r{stage:>6} [{bar:<{width}}] {frac:6.1%} {done / 1e6:7.1f}/{total / 1e6:.1f} MB")
+    if done >= total:
+        sys.stderr.write("\n")
+    sys.stderr.flush()
+
+
+def make_llm(backend: str):
+    """The model to use: 'local' (in-process), 'openai' (any compatible server), or 'auto'."""
+    from .llm import ENV_BASE_URL, OpenAIChat
+    if backend == "openai" or (backend == "auto" and os.environ.get(ENV_BASE_URL)):
+        return OpenAIChat()
+    from .local import LocalLLM
+    return LocalLLM()
+
+
+def answer(question: str, backend: str = "auto", out=None) -> str:
+    """Answer ``question``: with the agent and the toolbox when they are installed, else one completion."""
+    out = out or sys.stdout
+    llm = make_llm(backend)
+    print(f"model: {llm.model}\nquestion: {question}", file=out)
+    try:
+        from .agent import Agent
+        from .toolbox import default_registry
+    except ImportError:  # the agent chapters are optional for this command
+        t0 = time.perf_counter()
+        c = llm.complete([{"role": "user", "content": question}], max_tokens=256)
+        print(f"answer: {c.text.strip()}\n({c.usage.completion_tokens} tokens in {time.perf_counter() - t0:.1f} s)",
+              file=out)
+        return c.text
+    observers = []
+    try:
+        from .observers import ConsolePrinter
+        observers.append(ConsolePrinter(stream=out))
+    except ImportError:
+        pass
+    result = Agent(llm, default_registry(), observers=observers).run(question)
+    print(f"answer: {result.answer}\n(stop: {result.stop_reason}, {len(result.steps)} steps, "
+          f"{result.usage.total_tokens} tokens, {result.duration:.1f} s)", file=out)
+    return result.answer or ""
+
+
+def main(argv: list[str] | None = None) -> int:
+    p = argparse.ArgumentParser(prog="handmade-agent", description="A hand-made AI agent that runs offline.")
+    sub = p.add_subparsers(dest="command", required=True)
+    for name, helptext in (("demo", "answer a built-in question"), ("ask", "answer your question")):
+        sp = sub.add_parser(name, help=helptext)
+        if name == "ask":
+            sp.add_argument("question")
+        sp.add_argument("--backend", choices=["auto", "local", "openai"], default="auto")
+    sp = sub.add_parser("serve", help="serve the local model over an OpenAI-compatible HTTP API")
+    sp.add_argument("--host", default="127.0.0.1")
+    sp.add_argument("--port", type=int, default=8080)
+    sp.add_argument("--n-ctx", type=int, default=4096)
+    sub.add_parser("fetch-model", help="find or assemble the local model and verify its sha256")
+    args = p.parse_args(argv)
+    try:
+        if args.command == "fetch-model":
+            from .model_files import find_model
+            print(find_model(progress=progress_bar))
+        elif args.command in ("demo", "ask"):
+            answer(DEMO_QUESTION if args.command == "demo" else args.question, args.backend)
+        elif args.command == "serve":
+            from .local import MODEL_ID, LocalServer
+            server = LocalServer(args.port, host=args.host, n_ctx=args.n_ctx, startup_timeout=600).start()
+            print(f"serving {MODEL_ID} at {server.base_url} (Ctrl-C stops)\n"
+                  f"  export HANDMADE_AGENT_BASE_URL={server.base_url} HANDMADE_AGENT_MODEL={MODEL_ID}", flush=True)
+            try:
+                server.process.wait()
+            except KeyboardInterrupt:
+                pass
+            finally:
+                server.stop()
+    except HandmadeAgentError as e:
+        print(f"error: {e}", file=sys.stderr)
+        return 2
+    return 0
+
+
+if __name__ == "__main__":
+    sys.exit(main())
