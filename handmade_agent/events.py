@@ -6,6 +6,9 @@ An observer is any callable taking one event. ``emit`` delivers an event to
 every observer and turns an observer's exception into a warning, so a broken
 logger can never change a run's result.
 
+Events turn into plain dicts (``to_dict``) and back (``event_from_dict``), so a
+JSON Lines log can be read back into the very records a run emitted.
+
 Deliberately left out: async delivery and filtering; an observer that wants
 only some events checks ``event.kind`` itself.
 
@@ -18,7 +21,7 @@ from __future__ import annotations
 
 import time
 import warnings
-from dataclasses import asdict, dataclass, field
+from dataclasses import asdict, dataclass, field, fields
 from typing import Any, Callable, ClassVar, Iterable
 
 from .llm import Usage
@@ -124,3 +127,20 @@ def emit(observers: Iterable[Observer], event: Event) -> None:
             name = getattr(observer, "__qualname__", type(observer).__name__)
             warnings.warn(f"observer {name} failed on {event.kind}: {type(e).__name__}: {e}",
                           RuntimeWarning, stacklevel=2)
+
+
+def event_from_dict(d: dict[str, Any]) -> Event:
+    """Rebuild an event from ``Event.to_dict()`` output (e.g. one line of a JSONL log).
+
+    Unknown keys are ignored (a newer log read by an older package); an unknown
+    ``kind`` raises ``ValueError`` naming the kinds this version knows.
+    """
+    kind = d.get("kind")
+    cls = EVENT_TYPES.get(kind)  # type: ignore[arg-type]
+    if cls is None:
+        raise ValueError(f"unknown event kind {kind!r}; this version knows {sorted(EVENT_TYPES)}")
+    names = {f.name for f in fields(cls)}
+    values = {k: v for k, v in d.items() if k in names}
+    if isinstance(values.get("usage"), dict):  # the one nested record: asdict() flattened it
+        values["usage"] = Usage(**values["usage"])
+    return cls(**values)

@@ -1,0 +1,52 @@
+"""Hand-made event sequences for the observer tests (no agent, no model: every number is known)."""
+from __future__ import annotations
+
+from handmade_agent.events import (FinalAnswer, LLMCallFinished, LLMCallStarted, ParseFailed, RunFinished,
+                                   RunStarted, ToolFinished, ToolStarted)
+from handmade_agent.llm import Usage
+
+QUESTION = "北京明天的天气怎么样？用华氏度回答。"
+WEATHER_REPLY = ('Thought: I need tomorrow\'s weather in Beijing.\nAction: get_weather\n'
+                 'Action Input: {"city": "北京", "date": "tomorrow"}')
+CALC_REPLY = 'Thought: convert 25 °C to °F.\nAction: calculator\nAction Input: {"expression": "25*9/5+32"}'
+FINAL_REPLY = "Thought: I have everything.\nFinal Answer: 北京明天晴，77°F。"
+
+
+def sample_run(run_id: str = "run-abc123", t0: float = 1000.0) -> list:
+    """Four steps: a good tool call, a format error, a failing tool call, a final answer."""
+    t = [t0]
+
+    def at(dt: float) -> float:
+        t[0] += dt
+        return t[0]
+
+    msgs = [{"role": "system", "content": "You are an agent."}, {"role": "user", "content": QUESTION}]
+    ev = [RunStarted(run_id=run_id, step=0, ts=at(0), question=QUESTION,
+                     settings={"strategy": "react", "max_steps": 8, "max_tokens": 256})]
+    # step 1: good tool call
+    ev += [LLMCallStarted(run_id=run_id, step=1, ts=at(0.01), messages=msgs),
+           LLMCallFinished(run_id=run_id, step=1, ts=at(1.5), text=WEATHER_REPLY, usage=Usage(120, 30), latency=1.5),
+           ToolStarted(run_id=run_id, step=1, ts=at(0.001), name="get_weather", args={"city": "北京", "date": "tomorrow"}),
+           ToolFinished(run_id=run_id, step=1, ts=at(0.02), name="get_weather", args={"city": "北京", "date": "tomorrow"},
+                        ok=True, content="北京 tomorrow: 晴, 25°C", duration=0.02)]
+    # step 2: the reply has no action and no answer
+    ev += [LLMCallStarted(run_id=run_id, step=2, ts=at(0.01), messages=msgs),
+           LLMCallFinished(run_id=run_id, step=2, ts=at(0.5), text="It is sunny I think.", usage=Usage(160, 10),
+                           latency=0.5),
+           ParseFailed(run_id=run_id, step=2, ts=at(0.001), text="It is sunny I think.",
+                       error="no Action or Final Answer found",
+                       feedback="Write either 'Action:' with 'Action Input:' or 'Final Answer:'.")]
+    # step 3: the tool fails
+    ev += [LLMCallStarted(run_id=run_id, step=3, ts=at(0.01), messages=msgs),
+           LLMCallFinished(run_id=run_id, step=3, ts=at(1.0), text=CALC_REPLY, usage=Usage(200, 25), latency=1.0),
+           ToolStarted(run_id=run_id, step=3, ts=at(0.001), name="calculator", args={"expression": "25*9/5+32"}),
+           ToolFinished(run_id=run_id, step=3, ts=at(0.01), name="calculator", args={"expression": "25*9/5+32"},
+                        ok=False, content="Error: division by zero. Check the expression.",
+                        error="division by zero", duration=0.01)]
+    # step 4: the answer
+    ev += [LLMCallStarted(run_id=run_id, step=4, ts=at(0.01), messages=msgs),
+           LLMCallFinished(run_id=run_id, step=4, ts=at(0.8), text=FINAL_REPLY, usage=Usage(260, 15), latency=0.8),
+           FinalAnswer(run_id=run_id, step=4, ts=at(0.001), answer="北京明天晴，77°F。"),
+           RunFinished(run_id=run_id, step=4, ts=at(0.001), answer="北京明天晴，77°F。", stop_reason="final_answer",
+                       steps=4, usage=Usage(740, 80), duration=4.0)]
+    return ev
