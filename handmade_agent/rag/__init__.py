@@ -1,0 +1,35 @@
+"""Retrieval-augmented generation, built from parts (notebook 06).
+
+documents → chunking → embedding (+ cache) → index / BM25 → retriever (hybrid,
+rerank) → evaluation, and context injection plus a ``knowledge_search`` tool for
+the agent. numpy is imported here; torch and sentence-transformers load only
+when a real embedding model or cross-encoder is first used.
+
+    >>> from handmade_agent.rag import terms
+    >>> terms("故障")
+    ['故障']
+"""
+from .bm25 import BM25
+from .cache import CachedEmbedder, EmbeddingCache, default_cache_dir
+from .chunking import Chunk, chunk_documents, fixed_chunks, split_sentences, structure_chunks
+from .context import check_citations, citations, format_passages, rag_messages
+from .documents import Document, EvalItem, load_documents, load_eval, parse_document
+from .embedding import HashingEmbedder, SentenceTransformerEmbedder, default_model_path
+from .evaluation import EvalReport, evaluate, ndcg_at_k, recall_at_k, reciprocal_rank
+from .fusion import blend, rrf
+from .index import VectorIndex, top_k
+from .rerank import CrossEncoderReranker, LLMJudgeReranker, Reranker
+from .retriever import METHODS, Hit, Retriever
+from .terms import terms
+from .tool import knowledge_search_tool
+
+__all__ = [
+    "Document", "EvalItem", "load_documents", "load_eval", "parse_document",
+    "Chunk", "structure_chunks", "fixed_chunks", "chunk_documents", "split_sentences",
+    "HashingEmbedder", "SentenceTransformerEmbedder", "default_model_path",
+    "CachedEmbedder", "EmbeddingCache", "default_cache_dir",
+    "VectorIndex", "top_k", "BM25", "terms", "rrf", "blend",
+    "Hit", "Retriever", "METHODS", "Reranker", "CrossEncoderReranker", "LLMJudgeReranker",
+    "evaluate", "EvalReport", "recall_at_k", "reciprocal_rank", "ndcg_at_k",
+    "format_passages", "rag_messages", "citations", "check_citations", "knowledge_search_tool",
+]

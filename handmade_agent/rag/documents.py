@@ -1,0 +1,127 @@
+"""Read the knowledge base (markdown with anchored headings) and the retrieval eval set.
+
+A document is one markdown file: first line ``# Title``; every ``##``/``###``
+heading ends with an explicit anchor such as ``{#fault-codes}``. Parsing
+strips the anchors from the text and records each section (heading path,
+anchor, where its body starts and ends), so chunkers can cut by structure
+and every chunk can say which passage (``doc_id#anchor``) it came from.
+
+Deliberately left out: full markdown parsing (lists, tables and code are kept
+as plain text), front matter, and links between documents.
+
+    >>> parse_document("x1", "# X1\\n\\n## Power {#power}\\n\\n220 V.\\n").sections[1].passage_id
+    'x1#power'
+"""
+from __future__ import annotations
+
+import json
+import re
+from dataclasses import dataclass, field
+from pathlib import Path
+
+HEADING = re.compile(r"^(#{1,6})\s+(.*?)\s*(?:\{#([A-Za-z0-9_.:-]+)\})?\s*$")
+FENCE = re.compile(r"^\s*(```|~~~)")
+
+
+@dataclass
+class Section:
+    """One heading and the body under it (up to the next heading of any level)."""
+    doc_id: str
+    level: int                 # 1 for the title, 2 for ##, 3 for ###
+    anchor: str | None         # None for the text under the title
+    heading_path: list[str]    # titles from the document title down to this heading
+    start: int                 # offset of the heading line in Document.text
+    body_start: int            # offset where the body begins (after the heading line)
+    end: int                   # offset where the next heading begins
+
+    @property
+    def passage_id(self) -> str:
+        return f"{self.doc_id}#{self.anchor}" if self.anchor else self.doc_id
+
+
+@dataclass
+class Document:
+    """A markdown document with its anchors removed from ``text`` and kept in ``sections``."""
+    doc_id: str
+    text: str
+    lang: str = "en"
+    title: str = ""
+    path: str = ""
+    sections: list[Section] = field(default_factory=list)
+
+    def section_at(self, offset: int) -> Section:
+        """The section whose span contains ``offset``."""
+        for s in reversed(self.sections):
+            if s.start <= offset:
+                return s
+        return self.sections[0]
+
+
+def parse_document(doc_id: str, markdown: str, lang: str = "en", path: str = "") -> Document:
+    """Parse anchored headings; the returned text is the markdown minus ``{#...}`` anchors."""
+    out: list[str] = []
+    heads: list[tuple[int, str, str | None, int, int]] = []  # level, title, anchor, start, body_start
+    pos, in_fence = 0, False
+    for line in markdown.splitlines(keepends=True):
+        bare = line.rstrip("\r\n")
+        if FENCE.match(bare):
+            in_fence = not in_fence  # a '#' inside a code block is a comment, not a heading
+        m = None if in_fence else HEADING.match(bare)
+        if m:
+            level, title, anchor = len(m.group(1)), m.group(2).strip(), m.group(3)
+            line = f"{m.group(1)} {title}" + line[len(bare):]
+            heads.append((level, title, anchor, pos, pos + len(line)))
+        out.append(line)
+        pos += len(line)
+    text = "".join(out)
+    if not heads or heads[0][3] != 0 or heads[0][0] != 1:
+        heads.insert(0, (1, doc_id, None, 0, 0))  # no title line: the doc id stands in for it
+    sections, path_stack = [], []
+    for i, (level, title, anchor, start, body_start) in enumerate(heads):
+        path_stack = [p for p in path_stack if p[0] < level] + [(level, title)]
+        end = heads[i + 1][3] if i + 1 < len(heads) else len(text)
+        sections.append(Section(doc_id, level, anchor if level > 1 else None,
+                                [t for _, t in path_stack], start, body_start, end))
+    return Document(doc_id, text, lang, heads[0][1], path, sections)
+
+
+def load_documents(root: str | Path, langs: tuple[str, ...] | None = None) -> list[Document]:
+    """Read ``root/<lang>/<doc_id>.md`` files, sorted by language then doc id."""
+    root = Path(root)
+    if not root.is_dir():
+        raise FileNotFoundError(f"No knowledge base at {root}. Expected {root}/en/*.md and {root}/zh/*.md.")
+    docs = []
+    for lang_dir in sorted(p for p in root.iterdir() if p.is_dir()):
+        if langs and lang_dir.name not in langs:
+            continue
+        for f in sorted(lang_dir.glob("*.md")):
+            docs.append(parse_document(f.stem, f.read_text(encoding="utf-8"), lang_dir.name,
+                                       f"{lang_dir.name}/{f.name}"))
+    return docs
+
+
+@dataclass
+class EvalItem:
+    """One labelled question: the passages in ``relevant`` answer it."""
+    qid: str
+    lang: str
+    question: str
+    relevant: list[str]
+    answer: str = ""
+    kind: str = "lexical"
+
+
+def load_eval(path: str | Path) -> list[EvalItem]:
+    """Read the JSONL eval set; a malformed line is an error naming its line number."""
+    items = []
+    for n, line in enumerate(Path(path).read_text(encoding="utf-8").splitlines(), 1):
+        if not line.strip():
+            continue
+        try:
+            d = json.loads(line)
+            items.append(EvalItem(d["qid"], d["lang"], d["question"], list(d["relevant"]),
+                                  d.get("answer", ""), d.get("kind", "lexical")))
+        except (ValueError, KeyError, TypeError) as e:
+            raise ValueError(f"{path}:{n}: not a valid eval item ({e}); each line needs "
+                             "qid, lang, question and relevant (a list of doc_id#anchor).") from e
+    return items

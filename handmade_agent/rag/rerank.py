@@ -1,0 +1,105 @@
+"""Rerankers: read the query and a passage *together* and score how well the passage answers it.
+
+A bi-encoder (the embedder) compresses query and passage separately, so it
+cannot notice that "E-07" in the query is exactly the row of the table. A
+reranker sees both at once; it is too slow for the whole corpus, so it only
+reorders the top few candidates of a cheaper first stage.
+
+A reranker has ``name`` and ``score(query, texts) -> list[float]``. Two here:
+
+- ``CrossEncoderReranker``: a ``sentence_transformers.CrossEncoder`` model, for
+  users who have one (none ships in any package this course installs).
+- ``LLMJudgeReranker``: asks a chat model (the local one) to grade each passage
+  0–3 and parses the digit. Slow (one call per passage) and coarse (four grades;
+  ties keep the first-stage order), but it runs offline.
+
+Deliberately left out: listwise LLM reranking, score calibration, batching calls.
+
+    >>> from handmade_agent.llm import ScriptedLLM
+    >>> LLMJudgeReranker(ScriptedLLM(["3", "grade: 1"])).score("q", ["a", "b"])
+    [3.0, 1.0]
+"""
+from __future__ import annotations
+
+import os
+import re
+from pathlib import Path
+from typing import Protocol, Sequence, runtime_checkable
+
+from ..errors import LLMError, ModelNotFound
+
+
+@runtime_checkable
+class Reranker(Protocol):
+    name: str
+
+    def score(self, query: str, texts: Sequence[str]) -> list[float]: ...
+
+
+class CrossEncoderReranker:
+    """A sentence-transformers cross-encoder (model name or local directory), loaded on first use."""
+
+    def __init__(self, model: str | os.PathLike, *, batch_size: int = 16, device: str = "cpu"):
+        self.model_name, self.name = str(model), f"cross-encoder:{model}"
+        self.batch_size, self.device = batch_size, device
+        self._model = None
+
+    def _load(self):
+        if self._model is None:
+            if Path(self.model_name).is_dir():
+                os.environ.setdefault("HF_HUB_OFFLINE", "1")
+            from sentence_transformers import CrossEncoder  # heavy: torch loads here
+            try:
+                self._model = CrossEncoder(self.model_name, device=self.device)
+            except Exception as e:  # missing files, bad repo id, no network: all mean "no model"
+                raise ModelNotFound(
+                    f"Cannot load cross-encoder {self.model_name!r} ({type(e).__name__}). No cross-encoder "
+                    "ships with this course: download one where the Hugging Face Hub is reachable (e.g. "
+                    "cross-encoder/ms-marco-MiniLM-L6-v2) and pass its directory, or use LLMJudgeReranker.") from e
+        return self._model
+
+    def score(self, query: str, texts: Sequence[str]) -> list[float]:
+        if not texts:
+            return []
+        scores = self._load().predict([(query, t) for t in texts], batch_size=self.batch_size,
+                                      show_progress_bar=False)
+        return [float(s) for s in scores]
+
+
+JUDGE_SYSTEM = (
+    "You grade search results. Given a question and a passage, reply with one digit:\n"
+    "3 = the passage contains the answer to the question\n"
+    "2 = the passage is about the same subject but does not give the answer\n"
+    "1 = the passage is only loosely related\n"
+    "0 = the passage is unrelated\n"
+    "Reply with the digit only.")
+GRADE = re.compile(r"[0-3]")
+
+
+class LLMJudgeReranker:
+    """Grades each passage 0–3 with a chat model; an unreadable reply counts as 0 (and is counted)."""
+
+    def __init__(self, llm, *, max_chars: int = 700, max_tokens: int = 3, system: str = JUDGE_SYSTEM):
+        self.llm, self.max_chars, self.max_tokens, self.system = llm, max_chars, max_tokens, system
+        self.name = f"llm-judge:{getattr(llm, 'model', 'llm')}"
+        self.calls = self.unparsed = 0
+
+    def messages(self, query: str, text: str) -> list[dict]:
+        # the question comes before the passage so consecutive prompts share a prefix the local model reuses
+        return [{"role": "system", "content": self.system},
+                {"role": "user", "content": f"Question: {query}\n\nPassage:\n{text[: self.max_chars]}\n\nGrade (0-3):"}]
+
+    def grade(self, query: str, text: str) -> float:
+        self.calls += 1
+        try:
+            reply = self.llm.complete(self.messages(query, text), max_tokens=self.max_tokens, temperature=0.0).text
+        except LLMError:
+            reply = ""  # a failed call must not break the search; it ranks the passage last among the judged
+        m = GRADE.search(reply)
+        if m is None:
+            self.unparsed += 1
+            return 0.0
+        return float(m.group())
+
+    def score(self, query: str, texts: Sequence[str]) -> list[float]:
+        return [self.grade(query, t) for t in texts]

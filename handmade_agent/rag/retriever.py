@@ -1,0 +1,150 @@
+"""The retriever: dense, BM25, hybrid (RRF or blend) and reranked search over chunks.
+
+``Retriever(chunks, embedder)`` embeds the chunks into a ``VectorIndex`` and
+builds a ``BM25`` index over their terms. ``search(query, k, method=...)``
+returns ``Hit``s; every hit carries the score and rank of each stage it can
+have — the dense cosine, the BM25 score, the fused score, the rerank score —
+so you can see *why* it is where it is, not just where.
+
+Methods: ``"dense"``, ``"bm25"``, ``"hybrid"`` (reciprocal rank fusion of the
+top ``candidates`` of both), ``"blend"`` (weighted sum of min-max scores), and
+``"rerank"`` (hybrid, then the reranker reorders the top ``rerank_top``).
+
+Deliberately left out: query rewriting, multi-vector documents, incremental adds.
+
+    >>> from handmade_agent.rag.chunking import Chunk
+    >>> from handmade_agent.rag.embedding import HashingEmbedder
+    >>> r = Retriever([Chunk("a:1", "a", "pump pressure"), Chunk("b:1", "b", "fan noise")], HashingEmbedder(64))
+    >>> [h.id for h in r.search("fan", k=1, method="bm25")]
+    ['b:1']
+"""
+from __future__ import annotations
+
+import time
+from dataclasses import dataclass, field
+from typing import Sequence
+
+import numpy as np
+
+from .bm25 import BM25
+from .chunking import Chunk
+from .fusion import blend, rrf
+from .index import VectorIndex, Where, matches, top_k
+from .terms import terms
+
+METHODS = ("dense", "bm25", "hybrid", "blend", "rerank")
+
+
+@dataclass
+class Hit:
+    """One retrieved chunk, its final score, and each stage's score and rank (1 = best)."""
+    chunk: Chunk
+    score: float
+    method: str
+    scores: dict[str, float] = field(default_factory=dict)
+    ranks: dict[str, int | None] = field(default_factory=dict)
+    matched: list[str] = field(default_factory=list)  # query terms found in the chunk
+
+    @property
+    def id(self) -> str:
+        return self.chunk.id
+
+    @property
+    def text(self) -> str:
+        return self.chunk.text
+
+    def to_dict(self) -> dict:
+        return {"id": self.id, "score": round(self.score, 4), "method": self.method,
+                "scores": {k: round(v, 4) for k, v in self.scores.items()}, "ranks": dict(self.ranks),
+                "heading_path": self.chunk.heading_path, "text": self.text}
+
+
+class Retriever:
+    """Search a list of chunks by meaning, by words, or both."""
+
+    def __init__(self, chunks: Sequence[Chunk], embedder=None, *, reranker=None, rrf_k: int = 60,
+                 alpha: float = 0.5, candidates: int = 30, rerank_top: int = 5, k1: float = 1.5, b: float = 0.75):
+        ids = [c.id for c in chunks]
+        if len(set(ids)) != len(ids):
+            dup = next(i for i in ids if ids.count(i) > 1)
+            raise ValueError(f"Chunk id {dup!r} occurs twice; ids must be unique (one language per "
+                             "retriever, or give the chunks distinct ids).")
+        self.chunks, self.embedder, self.reranker = list(chunks), embedder, reranker
+        self.rrf_k, self.alpha, self.candidates, self.rerank_top = rrf_k, alpha, candidates, rerank_top
+        self.timings: dict[str, float] = {}
+        t0 = time.perf_counter()
+        self.doc_terms = [terms(c.search_text) for c in self.chunks]
+        self.bm25 = BM25(self.doc_terms, k1=k1, b=b)
+        self.timings["bm25"] = time.perf_counter() - t0
+        self.index = None
+        if embedder is not None:
+            t0 = time.perf_counter()
+            self.index = VectorIndex(embedder.dim, embedder.model_id)
+            self.index.add(embedder.embed([c.search_text for c in self.chunks]), [c.meta() for c in self.chunks])
+            self.timings["embed"] = time.perf_counter() - t0
+
+    def __len__(self) -> int:
+        return len(self.chunks)
+
+    def _mask(self, where: Where) -> np.ndarray:
+        return np.array([matches(c.meta(), where) for c in self.chunks], dtype=bool)
+
+    def _dense(self, query: str) -> np.ndarray:
+        if self.index is None:
+            raise ValueError("This retriever has no embedder, so only method='bm25' works. "
+                             "Pass an embedder (e.g. SentenceTransformerEmbedder()) to use dense search.")
+        return self.index.scores(self.embedder.embed([query])[0])
+
+    def search(self, query: str, k: int = 5, method: str = "hybrid", where: Where = None) -> list[Hit]:
+        """The k best chunks for ``query`` by ``method`` (see METHODS), restricted by ``where``."""
+        if method not in METHODS:
+            raise ValueError(f"Unknown method {method!r}; use one of {', '.join(METHODS)}.")
+        mask = self._mask(where)
+        q_terms = terms(query)
+        sparse = np.where(mask, self.bm25.scores(q_terms), 0.0)
+        no_dense = method == "bm25" and self.index is None  # BM25 alone needs no embedder
+        dense = None if no_dense else np.where(mask, self._dense(query), -np.inf)
+        n = max(k, self.candidates)
+        sparse_ids = [int(i) for i in top_k(sparse, min(n, int((sparse > 0).sum())))]
+        stage: dict[int, float]
+        if method == "bm25":
+            stage = {i: float(sparse[i]) for i in sparse_ids}
+        else:
+            dense_ids = [int(i) for i in top_k(dense, min(n, int(mask.sum())))]
+            if method == "dense":
+                stage = {i: float(dense[i]) for i in dense_ids}
+            elif method == "blend":
+                stage = blend({i: float(dense[i]) for i in dense_ids}, {i: float(sparse[i]) for i in sparse_ids},
+                              self.alpha)
+            else:
+                stage = rrf([dense_ids, sparse_ids], self.rrf_k)
+        name = "hybrid" if method == "rerank" else method
+        order = sorted(stage, key=lambda i: -stage[i])[: max(k, self.rerank_top if method == "rerank" else k)]
+        hits = []
+        for rank, i in enumerate(order, 1):
+            h = Hit(self.chunks[i], stage[i], name, matched=self.bm25.matched(q_terms, self.doc_terms[i]))
+            if dense is not None:
+                h.scores["dense"], h.ranks["dense"] = float(dense[i]), int((dense > dense[i]).sum()) + 1
+            h.scores["bm25"] = float(sparse[i])
+            h.ranks["bm25"] = int((sparse > sparse[i]).sum()) + 1 if sparse[i] > 0 else None
+            if name not in ("dense", "bm25"):
+                h.scores[name], h.ranks[name] = stage[i], rank
+            hits.append(h)
+        if method == "rerank":
+            hits = self.rerank(query, hits)
+        return hits[:k]
+
+    def rerank(self, query: str, hits: list[Hit]) -> list[Hit]:
+        """Let the reranker score the top ``rerank_top`` hits and reorder them; the rest keep their order."""
+        if self.reranker is None:
+            raise ValueError("method='rerank' needs a reranker: Retriever(..., reranker=LLMJudgeReranker(llm)) "
+                             "or CrossEncoderReranker(model).")
+        head, tail = hits[: self.rerank_top], hits[self.rerank_top:]
+        judged = self.reranker.score(query, [h.chunk.search_text for h in head])
+        for h, s in zip(head, judged):
+            h.scores["rerank"], h.score, h.method = float(s), float(s), "rerank"
+        # ties (a judge gives few distinct grades) keep the hybrid order, so reranking never shuffles randomly
+        head = sorted(head, key=lambda h: -h.score)
+        for r, h in enumerate(head, 1):
+            h.ranks["rerank"] = r
+        return head + tail

@@ -1,0 +1,43 @@
+"""``knowledge_search``: the retriever as a tool the agent can call.
+
+The tool returns the top passages as text, each headed by its chunk id, and
+tells the model to cite those ids. A failure (empty query, no match) comes back
+as text saying what to try, never as an exception into the agent loop.
+
+Deliberately left out: letting the model pick the method or k (one knob fewer
+for a small model to get wrong); both are fixed when the tool is made.
+
+    >>> from handmade_agent.rag.chunking import Chunk
+    >>> from handmade_agent.rag.retriever import Retriever
+    >>> t = knowledge_search_tool(Retriever([Chunk("a:1", "a", "The pump runs at 3 bar.")]), method="bm25")
+    >>> t.fn(query="pump pressure").splitlines()[0]
+    '[a:1]'
+"""
+from __future__ import annotations
+
+from .context import format_passages
+
+DESCRIPTION = ("Search the knowledge base (product manuals and company notes, English and Chinese) and "
+               "return the most relevant passages, each with an id in square brackets. Cite those ids in "
+               "your answer. Use it for any question about the product or the company.")
+
+
+def knowledge_search_tool(retriever, k: int = 4, *, method: str = "hybrid", where=None,
+                          name: str = "knowledge_search", max_chars: int = 600):
+    """A ``Tool`` with one string parameter ``query`` that searches ``retriever``."""
+    from ..tools import Tool
+
+    def knowledge_search(query: str) -> str:
+        if not str(query).strip():
+            return "The query was empty. Call knowledge_search again with a few keywords from the question."
+        hits = retriever.search(str(query), k=k, method=method, where=where)
+        if not hits:
+            return (f"No passage matched {query!r}. Try other keywords (a fault code, a part name) "
+                    "or answer that the knowledge base does not say.")
+        return format_passages(hits, max_chars)
+
+    params = {"type": "object",
+              "properties": {"query": {"type": "string", "description": "what to look for, in a few words"}},
+              "required": ["query"]}
+    # loading the embedding model on the first query can take seconds, hence the generous time-out
+    return Tool(name, DESCRIPTION, params, knowledge_search, timeout=60.0)
