@@ -83,6 +83,12 @@ class LocalLLM:
         self.model, self.seed, self.n_ctx = MODEL_ID, seed, n_ctx
         self.temperature, self.max_tokens, self.reuse_prefix = temperature, max_tokens, reuse_prefix
         self._lock = threading.Lock()  # one llama context: calls must not interleave
+        self.last_prompt_eval_tokens = 0  # prompt tokens llama.cpp actually evaluated in the last call
+
+    def _prompt_tokens_evaluated(self) -> int:
+        """llama.cpp's own counter of evaluated prompt tokens (so the reuse figure is measured, not inferred)."""
+        import llama_cpp
+        return llama_cpp.llama_perf_context(self._llama.ctx).n_p_eval
 
     def __repr__(self) -> str:
         return f"LocalLLM(model={self.model!r}, n_ctx={self.n_ctx})"
@@ -107,6 +113,7 @@ class LocalLLM:
         with self._lock:
             if not self.reuse_prefix:
                 self._llama.reset()
+            evaluated_before = self._prompt_tokens_evaluated()
             t0 = time.perf_counter()
             try:
                 r = self._llama.create_completion(
@@ -115,6 +122,7 @@ class LocalLLM:
             except Exception as e:  # llama.cpp failures surface as generic errors; give them our type
                 raise LLMError(f"The local model failed: {type(e).__name__}: {e}") from e
             latency = time.perf_counter() - t0
+            self.last_prompt_eval_tokens = self._prompt_tokens_evaluated() - evaluated_before
         choice = r["choices"][0]
         text, calls = parse_tool_calls(choice["text"]) if tools else (choice["text"], [])
         u = r.get("usage") or {}

@@ -1,0 +1,46 @@
+# One-command set-up and test for handmade-agent. Everything lives in .venv; nothing is installed globally.
+#   make demo   - create .venv, install the package with every extra, fetch + verify the local model, run the demo
+#   make test   - the same set-up if needed, then every unit test and every notebook under nbval (strict)
+#   make lab    - open JupyterLab on the notebooks
+PYTHON ?= python3
+VENV   := .venv
+BIN    := $(VENV)/bin
+STAMP  := $(VENV)/.installed
+# A portable CPU build of llama.cpp: -march=native would pick up AMX/AVX-512 paths that some
+# sandboxed CPUs advertise but do not allow, which crashes at the first token.
+LLAMA_CMAKE_ARGS := -DGGML_NATIVE=OFF -DGGML_AVX=ON -DGGML_AVX2=ON -DGGML_FMA=ON -DGGML_F16C=ON -DGGML_AVX512=OFF -DGGML_AMX_TILE=OFF -DGGML_AMX_INT8=OFF -DGGML_AMX_BF16=OFF
+NBVAL  := --nbval --nbval-current-env --nbval-sanitize-with tests/nbval_sanitize.cfg --nbval-cell-timeout=900
+
+.PHONY: setup demo test unit notebooks lab student-edition clean
+
+$(STAMP): pyproject.toml
+	$(PYTHON) -m venv $(VENV)
+	$(BIN)/python -m pip install --quiet --upgrade pip
+	# the CPU wheel of torch first, so no later requirement pulls a multi-GB CUDA build
+	$(BIN)/python -m pip install --quiet torch==2.13.0
+	CMAKE_ARGS="$(LLAMA_CMAKE_ARGS)" CMAKE_BUILD_PARALLEL_LEVEL=2 $(BIN)/python -m pip install --quiet -e ".[all]"
+	$(BIN)/handmade-agent fetch-model
+	touch $(STAMP)
+
+setup: $(STAMP)
+
+demo: setup
+	$(BIN)/handmade-agent demo
+
+test: setup
+	$(BIN)/python -m pytest -p no:cacheprovider tests notebooks $(NBVAL)
+
+unit: setup
+	$(BIN)/python -m pytest -p no:cacheprovider tests
+
+notebooks: setup
+	$(BIN)/python -m pytest -p no:cacheprovider notebooks $(NBVAL)
+
+lab: setup
+	$(BIN)/jupyter lab notebooks/
+
+student-edition: setup
+	$(BIN)/python -c "import glob, handmade_agent.teaching as t; [print(f, t.student_edition(f, 'student/' + f.split('/')[-1])) for f in sorted(glob.glob('notebooks/*.ipynb'))]"
+
+clean:
+	rm -rf $(VENV) student
