@@ -19,6 +19,7 @@ from __future__ import annotations
 
 import enum
 import inspect
+import json
 import re
 import types
 import typing
@@ -108,6 +109,18 @@ def type_schema(tp: Any, where: str = "parameter") -> dict:
         return {"type": "object"}
     raise ToolError(f"{where}: the type hint {tp!r} has no JSON Schema a model can fill in. "
                     "Use str, int, float, bool, list[...], dict, Optional[...], Literal[...] or an Enum.")
+
+
+def type_text(schema: dict) -> str:
+    """Short type text for prompts: string, integer, array[string], "a" | "b"."""
+    if "enum" in schema:
+        return " | ".join(json.dumps(v, ensure_ascii=False) for v in schema["enum"])
+    if "anyOf" in schema:
+        return " | ".join(type_text(s) for s in schema["anyOf"])
+    kinds = schema.get("type", "any")
+    kinds = [kinds] if isinstance(kinds, str) else kinds
+    return " | ".join(f"array[{type_text(schema['items'])}]" if k == "array" and "items" in schema else k
+                      for k in kinds)
 
 
 def _enum_schema(values: list) -> dict:

@@ -33,7 +33,8 @@ from typing import Any, Callable, Iterable, Iterator
 
 from .arguments import ArgumentError, coerce_arguments, normalize_name, parse_arguments
 from .errors import ToolError
-from .schema import enum_converters, parameters_schema, parse_docstring
+from .execution import ToolTimeout, clean_output, run_with_timeout, to_text
+from .schema import enum_converters, parameters_schema, parse_docstring, type_text
 
 _NAME = re.compile(r"^[A-Za-z0-9_-]{1,64}$")  # what the OpenAI tools API accepts
 
@@ -78,18 +79,6 @@ class Tool:
         return f"{self.name}({', '.join(parts)})"
 
 
-def type_text(schema: dict) -> str:
-    """Short type text for prompts: string, integer, array[string], "a" | "b"."""
-    if "enum" in schema:
-        return " | ".join(json.dumps(v, ensure_ascii=False) for v in schema["enum"])
-    if "anyOf" in schema:
-        return " | ".join(type_text(s) for s in schema["anyOf"])
-    kinds = schema.get("type", "any")
-    kinds = [kinds] if isinstance(kinds, str) else kinds
-    return " | ".join(f"array[{type_text(schema['items'])}]" if k == "array" and "items" in schema else k
-                      for k in kinds)
-
-
 def tool(fn: Callable | None = None, *, name: str | None = None, description: str | None = None,
          side_effects: bool = False, timeout: float | None = 5.0) -> Any:
     """Turn a function into a ``Tool``; use as ``@tool`` or ``@tool(name=..., side_effects=True)``.
@@ -132,36 +121,6 @@ class ToolResult:
 
     def __str__(self) -> str:
         return self.content
-
-
-class _TimedOut(Exception):
-    pass
-
-
-_ANSI = re.compile(r"\x1b\[[0-9;?]*[A-Za-z]")
-_CONTROL = re.compile(r"[\x00-\x08\x0b\x0c\x0e-\x1f\x7f]")
-
-
-def to_text(value: Any) -> str:
-    """A tool's return value as text: strings as they are, containers as JSON (Chinese kept readable)."""
-    if value is None:
-        return "(the tool returned nothing)"
-    if isinstance(value, str):
-        return value
-    if isinstance(value, (dict, list, tuple)):
-        return json.dumps(value, ensure_ascii=False, default=str)
-    return str(value)
-
-
-def clean_output(text: str, max_chars: int) -> tuple[str, bool]:
-    """Strip terminal colours and control characters, squeeze blank lines, cut to ``max_chars`` with a note."""
-    text = _CONTROL.sub("", _ANSI.sub("", text.replace("\r\n", "\n").replace("\r", "\n")))
-    text = re.sub(r"\n{3,}", "\n\n", "\n".join(line.rstrip() for line in text.split("\n"))).strip()
-    if not text:
-        return "(empty result)", False
-    if len(text) <= max_chars:
-        return text, False
-    return text[:max_chars] + f"\n...[output cut: showing the first {max_chars} of {len(text)} characters]", True
 
 
 class ToolRegistry:
@@ -258,8 +217,9 @@ class ToolRegistry:
                     return fail("denied", denied, f"{denied}. Do not call {t.name} again with these arguments; "
                                 "continue without it or tell the user what you wanted to do.", t.name)
             try:
-                value = self._run(t, kwargs)
-            except _TimedOut:
+                value = run_with_timeout(t.fn, kwargs, t.timeout, t.name)
+            except ToolTimeout as e:
+                self._abandoned.append(e.thread)
                 return fail("timeout", f"timed out after {t.timeout:g} s",
                             f"{t.name} did not finish within {t.timeout:g} s and was cut off. Try simpler "
                             "input, or answer without this tool.", t.name)
@@ -290,26 +250,3 @@ class ToolRegistry:
         except Exception as e:  # a broken hook must deny, never approve
             return f"the approval check for {t.name} failed ({type(e).__name__}: {e}), so it was not run"
         return None if approved else f"the user did not approve running {t.name}"
-
-    def _run(self, t: Tool, kwargs: dict) -> Any:
-        if not t.timeout:
-            return t.fn(**kwargs)
-        box: dict[str, Any] = {}
-
-        def target() -> None:
-            try:
-                box["value"] = t.fn(**kwargs)
-            except BaseException as e:  # SystemExit too: deliver it to the caller as a failure
-                box["error"] = e
-
-        # A daemon thread lets the registry return at the time-out; the thread itself cannot be stopped.
-        worker = threading.Thread(target=target, name=f"tool-{t.name}", daemon=True)
-        worker.start()
-        worker.join(t.timeout)
-        if worker.is_alive():
-            self._abandoned.append(worker)
-            raise _TimedOut
-        if "error" in box:
-            error = box["error"]
-            raise error if isinstance(error, Exception) else RuntimeError(f"{type(error).__name__}: {error}")
-        return box.get("value")
