@@ -127,10 +127,10 @@ class ConversationMemory:
         """Remember one agent run according to ``policy`` (``result`` is a ``RunResult``)."""
         answer = getattr(result, "answer", None)
         turn = [Message("user", question)]
-        if self.policy == "transcript":
+        if self.policy == "transcript":  # every step as the model saw it; the last one holds the answer
             for step in getattr(result, "steps", []):
-                turn.extend(as_message(m) for m in step.messages())
-        if answer is not None:
+                turn.extend(as_message(m) for m in step.to_messages())
+        elif answer is not None:
             turn.append(Message("assistant", answer))
         self.add_turn(turn)
 

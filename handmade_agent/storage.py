@@ -57,7 +57,7 @@ def agent_state(agent: Any) -> dict:
     return {"settings": jsonable(agent.settings()),
             "memory": memory.to_dict() if memory is not None else None,
             "model": getattr(getattr(agent, "llm", None), "model", ""),
-            "trace": jsonable(last) if last is not None else None}
+            "trace": jsonable(last.to_dict() if hasattr(last, "to_dict") else last) if last is not None else None}
 
 
 def agent_from_state(state: dict, llm: Any, tools: Any, **overrides: Any) -> Any:
@@ -70,7 +70,13 @@ def agent_from_state(state: dict, llm: Any, tools: Any, **overrides: Any) -> Any
     except TypeError as e:  # a setting this Agent does not know: state from another version
         raise StateError(f"The saved settings do not fit this Agent ({e}). Pass corrected values as "
                          "keyword overrides, or rebuild the agent.") from e
-    agent.saved_trace = state.get("trace")  # the last run before saving, as plain data
+    if state.get("trace"):  # the last run before saving, so a resumed agent can show it
+        from .steps import RunResult
+        try:
+            agent.last_result = RunResult.from_dict(state["trace"])
+        except (TypeError, KeyError, ValueError) as e:
+            raise StateError(f"The saved trace does not fit this version's RunResult ({e}). Delete its "
+                             "\"trace\" field to load the rest.") from e
     return agent
 
 

@@ -10,6 +10,7 @@ from handmade_agent.errors import LLMError, StateError
 from handmade_agent.llm import Message, ScriptedLLM, ToolCall, estimate_tokens
 from handmade_agent.memory import (MESSAGE_OVERHEAD, ConversationMemory, memory_from_dict, message_tokens,
                                    split_turns, token_counter, window)
+from handmade_agent.steps import RunResult, Step, ToolUse
 from handmade_agent.summary_memory import SUMMARY_HEADER, SummaryMemory
 
 
@@ -109,28 +110,28 @@ def test_bad_settings_are_refused():
         SummaryMemory(None)
 
 
-class FakeStep:
-    def __init__(self, i):
-        self.i = i
-
-    def messages(self):
-        return [Message("assistant", f"Thought {self.i}\nAction: calc"), Message("user", f"Observation: {self.i}")]
+def six_times_seven() -> RunResult:
+    steps = [Step(1, "action", thought="Use the calculator.",
+                  tool_uses=[ToolUse("calculator", {"expression": "6*7"}, True, "42")]),
+             Step(2, "final_answer", thought="I know it.", answer="42")]
+    return RunResult("42", steps, "final_answer", question="6*7?")
 
 
 def test_policy_answers_keeps_question_and_answer_only():
-    result = SimpleNamespace(answer="42", steps=[FakeStep(1), FakeStep(2)])
     m = ConversationMemory()
-    m.record_run("6*7?", result)
+    m.record_run("6*7?", six_times_seven())
     assert [x.content for x in m.messages()] == ["6*7?", "42"]
 
 
-def test_policy_transcript_keeps_steps_in_one_turn():
-    result = SimpleNamespace(answer="42", steps=[FakeStep(1), FakeStep(2)])
+def test_policy_transcript_keeps_every_step_in_one_turn():
     m = ConversationMemory(policy="transcript", max_turns=1)
-    m.record_run("6*7?", result)
-    # The observations are user messages, yet they stay inside the run's single turn.
-    assert len(m.turns) == 1 and len(m.messages()) == 6 and m.messages()[-1].content == "42"
-    m.record_run("again?", SimpleNamespace(answer=None, steps=[]))  # no answer: only the question
+    m.record_run("6*7?", six_times_seven())
+    # The observation is a user message, yet it stays inside the run's single turn.
+    assert len(m.turns) == 1
+    assert [x.content for x in m.messages()] == [
+        "6*7?", 'Thought: Use the calculator.\nAction: calculator\nAction Input: {"expression": "6*7"}',
+        "Observation: 42", "Thought: I know it.\nFinal Answer: 42"]
+    m.record_run("again?", RunResult(None, [], "max_steps"))  # no answer: only the question
     assert [x.content for x in m.messages()] == ["again?"]
 
 
