@@ -19,10 +19,10 @@ import re
 from dataclasses import dataclass
 
 LABELS: dict[str, str] = {  # order matters: longer names first inside each alternative
-    "action_input": r"action[ _-]?input|action[ _-]?arguments|action[ _-]?args|tool[ _-]?input|arguments"
+    "action_input": r"action[ \t_-]*input|action[ \t_-]*arguments|action[ \t_-]*args|tool[ \t_-]*input|arguments"
                     r"|args|input|行动输入|动作输入|工具输入|输入|参数",
     "action": r"action|tool|行动|动作|工具",
-    "final": r"final[ _-]?answer|final|answer|最终答案|最终回答|答案|回答",
+    "final": r"final[ \t_-]*answer|final|answer|最终答案|最终回答|答案|回答",
     "thought": r"thoughts?|thinking|reasoning|思考|想法|思路",
     "observation": r"observations?|观察结果|观察|观测",
 }

@@ -1,0 +1,247 @@
+"""The agent loop with ScriptedLLM and real tools: each stop condition, feedback, events, strategies."""
+from __future__ import annotations
+
+import json
+import time
+
+import pytest
+
+from handmade_agent.agent import Agent
+from handmade_agent.errors import ConfigError, LLMError, StateError
+from handmade_agent.llm import Completion, Message, ScriptedLLM, ToolCall, Usage
+from handmade_agent.steps import RunResult, Step, ToolUse
+from handmade_agent.tools import ToolRegistry, tool
+
+
+def make_tools(calls: list | None = None) -> ToolRegistry:
+    @tool
+    def add(a: int, b: int) -> int:
+        """Add two integers.
+
+        Args:
+            a: first
+            b: second
+        """
+        if calls is not None:
+            calls.append((a, b))
+        return a + b
+
+    @tool
+    def explode(text: str) -> str:
+        """Always fails."""
+        raise RuntimeError(f"cannot handle {text}")
+
+    @tool(timeout=None)
+    def nap(seconds: float) -> str:
+        """Sleep a little."""
+        time.sleep(seconds)
+        return "rested"
+
+    return ToolRegistry([add, explode, nap])
+
+
+ADD = 'Thought: add them\nAction: add\nAction Input: {"a": 2, "b": 3}'
+DONE = "Thought: I know it\nFinal Answer: 5"
+
+
+def test_tool_step_then_final_answer():
+    llm = ScriptedLLM([ADD + "\nObservation: 99 (invented)", DONE])
+    result = Agent(llm, make_tools()).run("2+3?")
+    assert (result.answer, result.stop_reason, len(result.steps)) == ("5", "final_answer", 2)
+    assert result.steps[0].tool == "add" and result.steps[0].observation == "5"
+    second_prompt = llm.calls[1]["messages"]
+    assert second_prompt[-1].role == "user" and second_prompt[-1].content == "Observation: 5"
+    assert "invented" not in second_prompt[-2].content  # the stop sequence cut the model's own observation
+    assert llm.calls[0]["stop"] == ["Observation:"]
+    assert result.usage == llm_usage_sum(result.steps)
+    assert result.run_id.startswith("run-") and result.question == "2+3?"
+
+
+def llm_usage_sum(steps):
+    total = Usage()
+    for s in steps:
+        total = total + s.usage
+    return total
+
+
+def test_format_error_is_fed_back_and_the_counter_resets():
+    llm = ScriptedLLM(["I think it is 5", ADD, "gibberish", DONE])
+    result = Agent(llm, make_tools(), max_format_errors=2).run("2+3?")
+    assert result.stop_reason == "final_answer"
+    assert [s.kind for s in result.steps] == ["format_error", "action", "format_error", "final_answer"]
+    feedback = llm.calls[1]["messages"][-1].content
+    assert feedback.startswith("Observation: ") and "Final Answer:" in feedback
+    assert "<one of: add, explode, nap>" in feedback  # the real tool names replace the placeholder
+
+
+def test_too_many_consecutive_format_errors_stop_the_run():
+    llm = ScriptedLLM(["no", "still no", "nope", DONE])
+    result = Agent(llm, make_tools(), max_format_errors=3).run("?")
+    assert (result.stop_reason, result.answer, len(result.steps)) == ("format_errors", None, 3)
+    assert llm.remaining == 1
+
+
+def test_tool_errors_become_observations():
+    llm = ScriptedLLM(['Action: explode\nAction Input: {"text": "x"}', 'Action: subtract\nAction Input: {"a": 1}',
+                       'Action: add\nAction Input: {"a": "two"}', DONE])
+    result = Agent(llm, make_tools()).run("?")
+    assert result.stop_reason == "final_answer"
+    observations = [s.observation for s in result.steps[:3]]
+    assert "RuntimeError" in observations[0] and "cannot handle x" in observations[0]
+    assert "no tool named 'subtract'" in observations[1] and "add" in observations[1]
+    assert "invalid arguments for add" in observations[2]
+    assert [u.ok for s in result.steps[:3] for u in s.tool_uses] == [False, False, False]
+
+
+def test_max_steps():
+    llm = ScriptedLLM([f'Action: add\nAction Input: {{"a": {i}, "b": 1}}' for i in range(5)])
+    result = Agent(llm, make_tools(), max_steps=3).run("count")
+    assert (result.stop_reason, len(result.steps), len(llm.calls)) == ("max_steps", 3, 3)
+
+
+def test_time_budget_is_checked_before_each_model_call():
+    llm = ScriptedLLM(['Action: nap\nAction Input: {"seconds": 0.05}', DONE])
+    result = Agent(llm, make_tools(), time_budget=0.01).run("rest")
+    assert (result.stop_reason, len(result.steps), llm.remaining) == ("time_budget", 1, 1)
+
+
+def test_repeated_action_warns_once_then_stops():
+    calls: list = []
+    llm = ScriptedLLM([ADD, ADD.replace("add them", "again"), ADD, DONE])
+    result = Agent(llm, make_tools(calls)).run("2+3?")
+    assert result.stop_reason == "repeated_action"
+    assert calls == [(2, 3)]  # the tool ran once; the repeats were not executed
+    warning = result.steps[1].observation
+    assert "already called add" in warning and "5" in warning
+    assert len(result.steps) == 3 and result.answer is None
+
+
+def test_model_error_is_retried_then_stops_without_raising():
+    llm = ScriptedLLM([LLMError("server down"), LLMError("still down"), DONE])
+    result = Agent(llm, make_tools(), llm_retries=1).run("?")
+    assert (result.stop_reason, result.answer) == ("model_error", None)
+    assert len(llm.calls) == 2 and "still down" in result.steps[-1].error
+
+
+def test_a_retry_can_save_the_run():
+    llm = ScriptedLLM([LLMError("blip"), DONE])
+    assert Agent(llm, make_tools(), llm_retries=1).run("?").answer == "5"
+
+
+def test_non_backend_exceptions_are_not_retried_but_do_not_escape():
+    llm = ScriptedLLM([ValueError("bug in a custom backend"), DONE])
+    result = Agent(llm, make_tools(), llm_retries=3).run("?")
+    assert result.stop_reason == "model_error" and len(llm.calls) == 1
+    assert "ValueError" in result.steps[-1].error
+
+
+def test_running_out_of_script_is_a_model_error():
+    result = Agent(ScriptedLLM([ADD]), make_tools(), llm_retries=0).run("?")
+    assert result.stop_reason == "model_error" and "ScriptExhausted" in result.steps[-1].error
+
+
+def test_events_in_order_with_run_id_and_step():
+    seen = []
+    llm = ScriptedLLM(["oops", ADD, DONE])
+    result = Agent(llm, make_tools(), observers=[seen.append]).run("2+3?")
+    assert [e.kind for e in seen] == [
+        "run_started", "llm_call_started", "llm_call_finished", "parse_failed",
+        "llm_call_started", "llm_call_finished", "tool_started", "tool_finished",
+        "llm_call_started", "llm_call_finished", "final_answer", "run_finished"]
+    assert {e.run_id for e in seen} == {result.run_id}
+    assert [e.step for e in seen] == [0, 1, 1, 1, 2, 2, 2, 2, 3, 3, 3, 3]
+    assert seen[0].settings["max_steps"] == 8 and seen[-1].stop_reason == "final_answer"
+    assert seen[7].content == "5" and seen[3].feedback
+
+
+def test_a_broken_observer_cannot_break_the_run():
+    def broken(event):
+        raise RuntimeError("observer bug")
+    with pytest.warns(RuntimeWarning):
+        result = Agent(ScriptedLLM([DONE]), make_tools(), observers=[broken]).run("?")
+    assert result.answer == "5"
+
+
+def test_native_strategy_uses_tool_calls_and_tool_messages():
+    call = Completion("", [ToolCall("add", '{"a": 2, "b": 3}', "call_7")], Usage(10, 5))
+    llm = ScriptedLLM([call, Completion("2 + 3 = 5", usage=Usage(20, 4))])
+    result = Agent(llm, make_tools(), strategy="native").run("2+3?")
+    assert (result.answer, result.stop_reason) == ("2 + 3 = 5", "final_answer")
+    assert llm.calls[0]["tools"][0]["function"]["name"] == "add" and llm.calls[0]["stop"] == []
+    msgs = llm.calls[1]["messages"]
+    assert msgs[-2].role == "assistant" and msgs[-2].tool_calls[0].id == "call_7"
+    assert (msgs[-1].role, msgs[-1].tool_call_id, msgs[-1].content) == ("tool", "call_7", "5")
+    assert result.usage == Usage(30, 9)
+
+
+def test_native_strategy_runs_several_calls_of_one_step():
+    calls = [ToolCall("add", '{"a": 1, "b": 1}', "c1"), ToolCall("add", '{"a": 2, "b": 2}', "c2")]
+    llm = ScriptedLLM([Completion("", calls), Completion("2 and 4")])
+    result = Agent(llm, make_tools(), strategy="native").run("?")
+    assert [u.observation for u in result.steps[0].tool_uses] == ["2", "4"]
+    assert [m.tool_call_id for m in llm.calls[1]["messages"][-2:]] == ["c1", "c2"]
+
+
+def test_native_malformed_call_is_a_format_error():
+    llm = ScriptedLLM([Completion('<tool_call>{"name": "add", "arguments": {a: }</tool_call>'), Completion("ok")])
+    result = Agent(llm, make_tools(), strategy="native").run("?")
+    assert [s.kind for s in result.steps] == ["format_error", "final_answer"]
+    assert "not valid JSON" in llm.calls[1]["messages"][-1].content
+
+
+def test_step_through_with_proposal_and_override():
+    calls: list = []
+    agent = Agent(ScriptedLLM(['Action: add\nAction Input: {"a": 1, "b": 1}', DONE]), make_tools(calls))
+    with pytest.raises(StateError):
+        Agent(ScriptedLLM([]), make_tools()).step()
+    agent.start("1+1?")
+    assert "Action: add" in agent.propose()
+    step = agent.step(reply_override='Action: add\nAction Input: {"a": 40, "b": 2}')
+    assert step.tool == "add" and step.observation == "42" and calls == [(40, 2)]
+    assert agent.step().kind == "final_answer" and agent.finished
+    assert agent.step() is None and agent.last_result.answer == "5"
+
+
+def test_settings_rebuild_the_agent_and_are_json():
+    agent = Agent(ScriptedLLM([]), make_tools(), max_steps=4, time_budget=30.0, few_shot=False, llm_retries=2)
+    s = agent.settings()
+    assert json.loads(json.dumps(s)) == s
+    assert Agent(ScriptedLLM([]), make_tools(), **s).settings() == s
+    with pytest.raises(ConfigError):
+        Agent(ScriptedLLM([]), make_tools(), strategy="magic")
+
+
+class ListMemory:
+    def __init__(self, messages):
+        self.items = list(messages)
+
+    def messages(self):
+        return list(self.items)
+
+    def add(self, message):
+        self.items.append(message)
+
+
+def test_memory_goes_between_system_prompt_and_question_and_records_the_answer():
+    memory = ListMemory([Message("user", "My name is 小明."), Message("assistant", "Nice to meet you, 小明!")])
+    llm = ScriptedLLM([DONE])
+    Agent(llm, make_tools(), memory=memory).run("What is my name?")
+    sent = llm.calls[0]["messages"]
+    assert [m.role for m in sent] == ["system", "user", "assistant", "user"]
+    assert sent[2].content == "Final Answer: Nice to meet you, 小明!"  # shown in the protocol's form
+    assert [(m.role, m.content) for m in memory.items[-2:]] == [("user", "What is my name?"), ("assistant", "5")]
+
+
+def test_memory_is_not_given_unfinished_runs():
+    memory = ListMemory([])
+    Agent(ScriptedLLM(["x", "y"]), make_tools(), memory=memory, max_format_errors=2).run("?")
+    assert memory.items == []
+
+
+def test_steps_render_and_round_trip():
+    step = Step(1, "action", "raw", "think", [ToolUse("add", {"a": 1, "b": 2}, True, "3")], usage=Usage(3, 4))
+    assert [m.content for m in step.to_messages()] == [
+        'Thought: think\nAction: add\nAction Input: {"a": 1, "b": 2}', "Observation: 3"]
+    result = RunResult("3", [step], "final_answer", Usage(3, 4), 1.5, "run-abc123", "1+2?")
+    again = RunResult.from_dict(json.loads(json.dumps(result.to_dict())))
+    assert again == result and again.tools_used == ["add"]
