@@ -109,7 +109,11 @@ class CachedEmbedder:
     def embed(self, texts: Sequence[str]) -> np.ndarray:
         keys = [text_key(self.model_id, t) for t in texts]
         found = [self.cache.get(k) for k in keys]
-        todo = sorted({k: i for i, (k, v) in enumerate(zip(keys, found)) if v is None}.values())
+        first: dict[str, int] = {}
+        for i, (k, v) in enumerate(zip(keys, found)):
+            if v is None:
+                first.setdefault(k, i)  # a text repeated in one call is embedded once
+        todo = list(first.values())
         if todo:
             new = self.inner.embed([texts[i] for i in todo])
             self.cache.put_many([keys[i] for i in todo], new)

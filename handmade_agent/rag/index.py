@@ -47,7 +47,12 @@ def top_k(scores: np.ndarray, k: int) -> np.ndarray:
     k = min(k, len(scores))
     if k <= 0:
         return np.zeros(0, dtype=np.int64)
-    part = np.argpartition(-scores, k - 1)[:k] if k < len(scores) else np.arange(len(scores))
+    if k < len(scores):
+        kth = scores[np.argpartition(-scores, k - 1)[k - 1]]  # the k-th largest value, in linear time
+        above = np.flatnonzero(scores > kth)
+        part = np.concatenate([above, np.flatnonzero(scores == kth)[: k - len(above)]])  # ties: lowest index
+    else:
+        part = np.arange(len(scores))
     return part[np.lexsort((part, -scores[part]))]
 
 

@@ -1,0 +1,106 @@
+"""The knowledge_search tool, context injection with citations, and the two panels."""
+from __future__ import annotations
+
+import pytest
+
+from handmade_agent.llm import Message, ScriptedLLM
+from handmade_agent.rag.chunking import chunk_documents
+from handmade_agent.rag.context import check_citations, citations, format_passages, rag_messages
+from handmade_agent.rag.documents import load_documents
+from handmade_agent.rag.embedding import HashingEmbedder
+from handmade_agent.rag.retriever import Retriever
+from handmade_agent.rag.tool import knowledge_search_tool
+from handmade_agent.tools import Tool, ToolRegistry
+from test_rag_data import write_kb
+
+
+@pytest.fixture
+def docs(tmp_path):
+    return load_documents(write_kb(tmp_path))
+
+
+@pytest.fixture
+def retriever(docs):
+    return Retriever(chunk_documents(docs), HashingEmbedder(256))
+
+
+def test_tool_schema_and_call_through_the_registry(retriever):
+    t = knowledge_search_tool(retriever, k=2)
+    assert isinstance(t, Tool) and t.name == "knowledge_search" and t.parameters["required"] == ["query"]
+    reg = ToolRegistry([t])
+    res = reg.call("knowledge_search", {"query": "When does the office close on Friday?"})
+    assert res.ok and res.content.startswith("[office#hours:1] Harbour office notes > Opening hours\n")
+    assert res.content.count("\n\n[") == 1  # k=2 passages
+    assert "15:00" in res.content
+
+
+def test_tool_turns_empty_and_hopeless_queries_into_advice(retriever):
+    t = knowledge_search_tool(retriever, method="bm25")
+    assert "empty" in t.fn(query="  ")
+    assert "No passage matched" in t.fn(query="zzzz qqqq")
+
+
+def test_rag_messages_hold_passages_with_ids_and_an_example_citation(retriever):
+    hits = retriever.search("cable length", k=2)
+    msgs = rag_messages("How long is the cable?", hits)
+    assert [m.role for m in msgs] == ["system", "user"] and isinstance(msgs[0], Message)
+    assert f"[{hits[0].id}]" in msgs[0].content and "for example [" + hits[0].id + "]" in msgs[0].content
+    assert msgs[1].content == "How long is the cable?"
+    assert format_passages(hits, max_chars=10).count(" …") >= 1
+
+
+def test_citations_are_read_back_and_checked(retriever):
+    hits = retriever.search("cable length", k=2)
+    answer = f"The cable is 10 m long [{hits[0].id}], see also [{hits[0].chunk.passage_id}] and [made#up:3]."
+    assert citations(answer) == [hits[0].id, hits[0].chunk.passage_id, "made#up:3"]
+    assert citations("no brackets [here] or [1]") == []
+    checked = check_citations(answer, hits)
+    assert checked == {"valid": [hits[0].id, hits[0].chunk.passage_id], "unknown": ["made#up:3"]}
+
+
+def test_context_injection_into_a_completion(retriever):
+    hits = retriever.search("motor power", k=2)
+    llm = ScriptedLLM([f"240 W [{hits[0].id}]"])
+    reply = llm.complete(rag_messages("What power does the motor draw?", hits)).text
+    assert check_citations(reply, hits)["valid"] == [hits[0].id]
+    assert hits[0].id in llm.calls[0]["messages"][0].content
+
+
+# --- panels -------------------------------------------------------------------------------
+
+def test_highlight_escapes_html_and_marks_whole_words_and_bigrams():
+    from handmade_agent.widgets.retrieval import highlight
+    assert highlight("<b>Pump</b> pumps", ["pump"]) == "&lt;b&gt;<mark>Pump</mark>&lt;/b&gt; pumps"
+    assert highlight("电机过热", ["过热"]) == "电机<mark>过热</mark>"
+    assert highlight("E-07 and e", ["e-07", "e"]) == "<mark>E-07</mark> and <mark>e</mark>"
+
+
+def test_retrieval_panel_switches_methods_and_renders_static_html(retriever):
+    pytest.importorskip("ipywidgets")
+    from handmade_agent.widgets.retrieval import RetrievalPanel
+    panel = RetrievalPanel(retriever, "dry run fault", k=3)
+    assert len(panel.hits) == 3 and panel.hits[0].method == "hybrid"
+    html = panel.html()
+    assert html.count("<code>") == 3 and "<mark>" in html and "hybrid" in html and "bm25" in html
+    bm = panel.search("电机过热", method="bm25", k=2)
+    assert [h.method for h in bm] == ["bm25", "bm25"] and "<mark>过热</mark>" in panel.html()
+    assert panel.method_box.options == ("dense", "bm25", "hybrid", "blend")  # no reranker: no rerank entry
+    bundle = panel._repr_mimebundle_()
+    assert "application/vnd.jupyter.widget-view+json" in bundle and bundle["text/html"] == panel.html()
+    assert "0x" not in bundle["text/plain"]
+    panel.search("")
+    assert panel.hits == [] and "no hits" in panel.html()
+
+
+def test_chunk_viewer_draws_boundaries_and_switches_chunker(docs):
+    pytest.importorskip("ipywidgets")
+    from handmade_agent.widgets.chunks import OVERLAP, ChunkViewer, chunks_html
+    viewer = ChunkViewer(docs, "b2-pump", size=150, overlap=40)
+    assert viewer.doc.doc_id == "b2-pump" and [c.id for c in viewer.chunks][0] == "b2-pump:1"
+    assert all(c.id in viewer.html() for c in viewer.chunks)
+    viewer.method_box.value = "fixed"
+    assert viewer.chunks[0].id == "b2-pump@1" and OVERLAP in viewer.html()  # fixed windows overlap
+    viewer.doc_box.value = "zh/b2-pump-zh"
+    assert viewer.doc.lang == "zh" and "布鲁克林" in viewer.html()
+    assert "text/html" in viewer._repr_mimebundle_()
+    assert "&lt;" not in chunks_html(docs[1], []) and "office: 0 chunks" in chunks_html(docs[1], [])
