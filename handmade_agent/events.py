@@ -111,11 +111,19 @@ class Alert(Event):
     message: str = ""
 
 
+@dataclass
+class ReplyEdited(Event):
+    """A person replaced the model's reply before it was parsed (``StepDebugger``); ``text`` is what was used."""
+    kind: ClassVar[str] = "reply_edited"
+    original: str = ""
+    text: str = ""
+
+
 Observer = Callable[[Event], None]
 
 EVENT_TYPES: dict[str, type[Event]] = {c.kind: c for c in (
     RunStarted, LLMCallStarted, LLMCallFinished, ParseFailed, ToolStarted, ToolFinished, FinalAnswer,
-    RunFinished, Alert)}
+    RunFinished, Alert, ReplyEdited)}
 
 
 def emit(observers: Iterable[Observer], event: Event) -> None:

@@ -44,6 +44,7 @@ class TraceSummary:
     tool_errors: int = 0
     format_errors: int = 0
     llm_errors: int = 0
+    edited_replies: int = 0             # replies a person replaced in the step debugger
     alerts: list[str] = field(default_factory=list)
 
     @property
@@ -77,6 +78,8 @@ class TraceSummary:
             f"model errors    : {self.llm_errors}",
             f"alerts          : {', '.join(self.alerts) or 'none'}",
         ]
+        if self.edited_replies:  # only debugging sessions have them; keep ordinary summaries short
+            lines.append(f"edited replies  : {self.edited_replies}")
         return "\n".join(lines)
 
 
@@ -103,5 +106,6 @@ def summarize(trace: "Trace") -> TraceSummary:
         tool_calls=len(tools), tool_errors=sum(1 for t in tools if not t.ok),
         format_errors=sum(1 for e in trace.events if e.kind == "parse_failed"),
         llm_errors=sum(1 for e in trace.events if e.kind == "llm_call_finished" and getattr(e, "error", None)),
+        edited_replies=sum(1 for s in steps if s.edited_from is not None),
         alerts=[a.name for a in trace.alerts],
     )

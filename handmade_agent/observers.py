@@ -20,8 +20,8 @@ import sys
 from typing import Any, TextIO
 
 from .alerts import ThresholdAlerts
-from .events import (Alert, Event, FinalAnswer, LLMCallFinished, LLMCallStarted, ParseFailed, RunFinished,
-                     RunStarted, ToolFinished, ToolStarted)
+from .events import (Alert, Event, FinalAnswer, LLMCallFinished, LLMCallStarted, ParseFailed, ReplyEdited,
+                     RunFinished, RunStarted, ToolFinished, ToolStarted)
 from .jsonl import JSONLLogger, read_trace, read_traces, redact
 from .metrics import TraceSummary, fmt_duration
 from .trace import Trace, TraceRecorder, thought_of
@@ -73,6 +73,8 @@ class ConsolePrinter:
                           f" {fmt_duration(event.latency)}): {_short(event.text, w)}")
             elif steps and thought_of(event.text):
                 self._out(f"  thought: {_short(thought_of(event.text), w)}")
+        elif isinstance(event, ReplyEdited) and steps:
+            self._out(f"  ✎ reply edited by hand: {_short(event.text, w)}")
         elif isinstance(event, ParseFailed) and steps:
             self._out(f"  ✗ format error: {_short(event.error, w)}")
         elif isinstance(event, ToolStarted) and steps:

@@ -19,8 +19,8 @@ import re
 from dataclasses import dataclass, field
 from typing import Any
 
-from .events import (Alert, Event, FinalAnswer, LLMCallFinished, LLMCallStarted, ParseFailed, RunFinished,
-                     RunStarted, ToolFinished, ToolStarted)
+from .events import (Alert, Event, FinalAnswer, LLMCallFinished, LLMCallStarted, ParseFailed, ReplyEdited,
+                     RunFinished, RunStarted, ToolFinished, ToolStarted)
 from .llm import Usage
 from .metrics import TraceSummary, summarize
 
@@ -55,7 +55,8 @@ class StepSpan:
     step: int
     start: float = 0.0
     end: float = 0.0
-    text: str = ""                      # the model's raw reply (last call of the step)
+    text: str = ""                      # the model's raw reply (last call of the step), or its edited form
+    edited_from: str | None = None      # the model's own reply, when a person replaced it (StepDebugger)
     llm_calls: int = 0
     model_time: float = 0.0
     usage: Usage = field(default_factory=Usage)
@@ -68,6 +69,8 @@ class StepSpan:
 
     @property
     def thought(self) -> str:
+        if self.parse_error and not _THOUGHT.search(self.text):
+            return ""  # an unreadable reply is shown as the raw reply, not dressed up as a thought
         return thought_of(self.text)
 
     @property
@@ -158,6 +161,8 @@ def _apply(span: StepSpan, e: Event) -> None:
         span.text, span.llm_error = e.text, e.error
         span.model_time += e.latency
         span.usage = span.usage + e.usage
+    elif isinstance(e, ReplyEdited):
+        span.edited_from, span.text = e.original, e.text
     elif isinstance(e, ParseFailed):
         span.parse_error, span.feedback = e.error, e.feedback
     elif isinstance(e, ToolStarted):

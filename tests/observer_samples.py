@@ -9,6 +9,14 @@ QUESTION = "北京明天的天气怎么样？用华氏度回答。"
 WEATHER_REPLY = ('Thought: I need tomorrow\'s weather in Beijing.\nAction: get_weather\n'
                  'Action Input: {"city": "北京", "date": "tomorrow"}')
 CALC_REPLY = 'Thought: convert 25 °C to °F.\nAction: calculator\nAction Input: {"expression": "25*9/5+32"}'
+# Replies for a scripted Agent run: a tool call, a format error, a failing tool call, an answer.
+REPLIES = [
+    'Thought: I need the weather.\nAction: get_weather\nAction Input: {"city": "北京", "date": "tomorrow"}',
+    "It will be cloudy, I think.",
+    'Thought: convert.\nAction: calculator\nAction Input: {"expression": "1/0"}',
+    "Thought: I know it now.\nFinal Answer: 北京明天多云。",
+]
+
 FINAL_REPLY = "Thought: I have everything.\nFinal Answer: 北京明天晴，77°F。"
 
 

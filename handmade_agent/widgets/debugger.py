@@ -1,0 +1,210 @@
+"""``StepDebugger``: run an agent one step at a time, and edit the model's reply before it is parsed.
+
+Buttons: *Ask the model* fills an editable box with the model's next reply
+(``agent.propose()``); as you edit it, a preview says what the parser makes of
+it and what the loop will do (call a tool, end the run, send format feedback,
+stop); *Parse & act* takes the step with the text in the box
+(``agent.step(reply_override=...)`` when edited, emitting a ``ReplyEdited``
+event so traces show the change); *Run to end* lets the model finish alone.
+A ``TracePanel`` underneath shows the run so far. Every button has a method
+of the same meaning (``ask``, ``apply``, ``run_to_end``, ``start``), so tests
+and notebooks drive it without a browser; ``to_html()`` is the static form.
+
+Deliberately left out: stepping backwards (an agent run is not reversible:
+tools may have side effects) and editing tool results (edit the reply instead).
+
+    >>> StepDebugger  # doctest: +ELLIPSIS
+    <class '...StepDebugger'>
+"""
+from __future__ import annotations
+
+import html
+import json
+from typing import Any
+
+from ..errors import FormatError
+from ..events import ReplyEdited, RunStarted, emit
+from ..react import Action, parse
+from .trace import TracePanel
+from .trace_view import ERROR_STYLE, PRE_STYLE, ROW_STYLE, esc
+
+
+class StepDebugger:
+    """Step through ``agent`` (an ``Agent``), optionally starting on ``question`` at once."""
+
+    def __init__(self, agent: Any, question: str | None = None, *, trace: bool = True):
+        import ipywidgets as w  # heavy: only when a debugger is built
+
+        self.agent = agent
+        self.history: list[dict] = []
+        self._proposal: str | None = None
+        self._run_id = ""
+        self.panel = TracePanel(title="Trace so far", chart=True) if trace else None
+        agent.observers.append(self._observe)
+        if self.panel is not None:
+            agent.observers.append(self.panel)
+        self.question = w.Text(value=question or "", description="Question", layout=w.Layout(width="70%"))
+        self.start_button = w.Button(description="↺ Start", tooltip="start a new run on the question")
+        self.ask_button = w.Button(description="① Ask the model", tooltip="get the model's next reply, editable")
+        self.apply_button = w.Button(description="② Parse & act", button_style="primary",
+                                     tooltip="take the step with the reply in the box")
+        self.end_button = w.Button(description="▶▶ Run to end", tooltip="let the model finish on its own")
+        self.reply = w.Textarea(placeholder="the model's reply appears here; edit it before ② to see what "
+                                "the parser and the loop do", layout=w.Layout(width="95%", height="120px"))
+        self.preview, self.status, self.steps_view = w.HTML(), w.HTML(), w.HTML()
+        self.start_button.on_click(lambda _: self.start())
+        self.ask_button.on_click(lambda _: self.ask())
+        self.apply_button.on_click(lambda _: self.apply())
+        self.end_button.on_click(lambda _: self.run_to_end())
+        self.reply.observe(lambda change: self._show_preview(), names="value")
+        parts = [w.HBox([self.question, self.start_button]),
+                 w.HBox([self.ask_button, self.apply_button, self.end_button]),
+                 self.reply, self.preview, self.status, self.steps_view]
+        self.widget = w.VBox(parts + ([self.panel.widget] if self.panel else []))
+        self._handle: Any = None
+        if question:
+            self.start()
+        else:
+            self._refresh()
+
+    # -- actions (the buttons call these) -------------------------------------------
+    def start(self, question: str | None = None) -> None:
+        """Begin a new run on ``question`` (or the text in the question box)."""
+        if question is not None:
+            self.question.value = question
+        self.history, self._proposal = [], None
+        self.agent.start(self.question.value)
+        self.reply.value = ""
+        self._refresh()
+
+    def ask(self) -> str | None:
+        """Ask the model for its next reply and put it in the box. None when the run is over."""
+        self._proposal = self.agent.propose()
+        self.reply.value = self._proposal or ""
+        self._refresh()
+        return self._proposal
+
+    def apply(self, text: str | None = None) -> Any:
+        """Take one step with ``text`` (default: the box). An empty box with no proposal lets the model reply."""
+        if self.agent.finished:
+            self._refresh()
+            return None
+        text = self.reply.value if text is None else text
+        index = len(self.history) + 1
+        edited = bool(text) and text != self._proposal
+        if edited:
+            emit(self.agent.observers, ReplyEdited(run_id=self._run_id, step=index,
+                                                   original=self._proposal or "", text=text))
+            step = self.agent.step(reply_override=text)
+        else:
+            step = self.agent.step()
+        if step is not None and step.index == index:
+            self.history.append({"step": index, "reply": step.reply, "edited": edited,
+                                 "original": self._proposal if edited else None, "kind": step.kind,
+                                 "action": step.tool, "input": step.input, "observation": step.observation,
+                                 "answer": step.answer, "error": step.error})
+        self._proposal = None
+        self.reply.value = ""
+        self._refresh()
+        return step
+
+    def run_to_end(self) -> Any:
+        """Let the model take every remaining step; returns the ``RunResult``."""
+        while not self.agent.finished:
+            self.apply(self._proposal or "")
+        return self.agent.last_result
+
+    # -- what the learner sees ------------------------------------------------------
+    def preview_of(self, text: str) -> str:
+        """In words: what the parser makes of ``text`` and what the loop will do with it."""
+        if not text.strip():
+            return "Empty box: ② will ask the model itself."
+        if getattr(self.agent, "strategy", "react") == "native":
+            return ("Native tool calling: an edited reply carries no tool calls, so the loop takes it as the "
+                    "final answer (or a format error if it is empty or a broken <tool_call>).")
+        try:
+            parsed = parse(text)
+        except FormatError as e:
+            streak = 1
+            for h in reversed(self.history):
+                if h["kind"] != "format_error":
+                    break
+                streak += 1
+            stop = " This reaches max_format_errors: the run will stop." if streak >= self.agent.max_format_errors else ""
+            return (f"FormatError: {e}\nFormat error {streak} in a row.{stop} The model is sent this correction "
+                    f"(the loop may fill in the tool names):\n{e.feedback}")
+        if isinstance(parsed, Action):
+            known = self.agent.tools.get(parsed.tool) is not None
+            what = "" if known else (f"\n'{parsed.tool}' is not a registered tool: the registry will answer "
+                                     "with an error listing the tools, as the observation.")
+            args = parsed.input if isinstance(parsed.input, str) else json.dumps(parsed.input, ensure_ascii=False)
+            return f"Action: {parsed.tool}\nInput: {args}\nThe loop will run the tool.{what}"
+        return f"Final Answer: {parsed.answer}\nThe run will end with this answer."
+
+    def _show_preview(self) -> None:
+        self.preview.value = (f"<div style='{ROW_STYLE}'><b>What the parser and the loop will do</b>"
+                              f"<pre style='{PRE_STYLE}'>{html.escape(self.preview_of(self.reply.value))}</pre></div>")
+
+    def _observe(self, event: Any) -> None:
+        if isinstance(event, RunStarted):
+            self._run_id = event.run_id
+
+    def _refresh(self) -> None:
+        self._show_preview()
+        result = self.agent.last_result if self.agent.finished else None
+        if result is not None:
+            style = ROW_STYLE if result.stop_reason == "final_answer" else ERROR_STYLE
+            self.status.value = (f"<div style='{style}'>Run finished: <b>{result.stop_reason}</b> after "
+                                 f"{len(result.steps)} steps. Answer: {esc(result.answer, 2000)}</div>")
+        else:
+            next_step = len(self.history) + 1
+            self.status.value = (f"<div style='{ROW_STYLE}'>Next: step {next_step} of at most "
+                                 f"{self.agent.max_steps}.</div>")
+        for b in (self.ask_button, self.apply_button, self.end_button):
+            b.disabled = result is not None
+        self.steps_view.value = self._history_html()
+        if self._handle is not None:
+            self._handle.update(self._repr_mimebundle_(), raw=True)
+
+    def _history_html(self) -> str:
+        rows = []
+        for h in self.history:
+            mark = " ✎ edited" if h["edited"] else ""
+            rows.append(f"<details><summary>Step {h['step']} · {h['kind']}{mark}</summary>"
+                        f"<div style='margin-left:16px'>")
+            if h["edited"]:
+                rows.append(f"<div style='{ROW_STYLE}'>The model wrote:<pre style='{PRE_STYLE}'>"
+                            f"{esc(h['original'] or '(nothing: typed by hand)', 4000)}</pre></div>")
+            rows.append(f"<div style='{ROW_STYLE}'>Reply used:<pre style='{PRE_STYLE}'>{esc(h['reply'], 4000)}</pre></div>")
+            if h["error"]:
+                rows.append(f"<div style='{ERROR_STYLE}'>⚠ {esc(h['error'], 2000)}</div>")
+            if h["action"]:
+                rows.append(f"<div style='{ROW_STYLE}'>Action: <code>{esc(h['action'], 200)}</code> "
+                            f"<code>{esc(h['input'], 2000)}</code></div>")
+            if h["observation"]:
+                rows.append(f"<div style='{ROW_STYLE}'>Observation:<pre style='{PRE_STYLE}'>"
+                            f"{esc(h['observation'], 4000)}</pre></div>")
+            if h["answer"] is not None:
+                rows.append(f"<div style='{ROW_STYLE}'>Final answer: {esc(h['answer'], 2000)}</div>")
+            rows.append("</div></details>")
+        return "\n".join(rows)
+
+    # -- display ----------------------------------------------------------------------
+    def to_html(self) -> str:
+        """Static form: the question, every step taken (edits shown), the status, and the trace."""
+        parts = ["<div style='font-family:sans-serif;font-size:13px'><h4 style='margin:4px 0'>Step debugger</h4>",
+                 f"<div style='{ROW_STYLE}'><b>Question</b>: {esc(self.question.value, 2000)}</div>",
+                 self._history_html(), self.status.value]
+        if self.panel is not None:
+            parts.append(self.panel.to_html())
+        return "\n".join(parts + ["</div>"])
+
+    def _repr_mimebundle_(self, **kwargs: Any) -> dict:
+        bundle = dict(self.widget._repr_mimebundle_(**kwargs) or {})
+        bundle["text/html"] = self.to_html()
+        bundle["text/plain"] = f"StepDebugger({len(self.history)} steps)"
+        return bundle
+
+    def _ipython_display_(self) -> None:
+        from IPython.display import display
+        self._handle = display(self._repr_mimebundle_(), raw=True, display_id=True)
