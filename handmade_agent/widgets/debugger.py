@@ -19,12 +19,10 @@ tools may have side effects) and editing tool results (edit the reply instead).
 from __future__ import annotations
 
 import html
-import json
 from typing import Any
 
-from ..errors import FormatError
 from ..events import ReplyEdited, RunStarted, emit
-from ..react import Action, parse
+from .debugger_view import explain_reply, history_html
 from .trace import TracePanel
 from .trace_view import ERROR_STYLE, PRE_STYLE, ROW_STYLE, esc
 
@@ -117,29 +115,12 @@ class StepDebugger:
     # -- what the learner sees ------------------------------------------------------
     def preview_of(self, text: str) -> str:
         """In words: what the parser makes of ``text`` and what the loop will do with it."""
-        if not text.strip():
-            return "Empty box: ② will ask the model itself."
-        if getattr(self.agent, "strategy", "react") == "native":
-            return ("Native tool calling: an edited reply carries no tool calls, so the loop takes it as the "
-                    "final answer (or a format error if it is empty or a broken <tool_call>).")
-        try:
-            parsed = parse(text)
-        except FormatError as e:
-            streak = 1
-            for h in reversed(self.history):
-                if h["kind"] != "format_error":
-                    break
-                streak += 1
-            stop = " This reaches max_format_errors: the run will stop." if streak >= self.agent.max_format_errors else ""
-            return (f"FormatError: {e}\nFormat error {streak} in a row.{stop} The model is sent this correction "
-                    f"(the loop may fill in the tool names):\n{e.feedback}")
-        if isinstance(parsed, Action):
-            known = self.agent.tools.get(parsed.tool) is not None
-            what = "" if known else (f"\n'{parsed.tool}' is not a registered tool: the registry will answer "
-                                     "with an error listing the tools, as the observation.")
-            args = parsed.input if isinstance(parsed.input, str) else json.dumps(parsed.input, ensure_ascii=False)
-            return f"Action: {parsed.tool}\nInput: {args}\nThe loop will run the tool.{what}"
-        return f"Final Answer: {parsed.answer}\nThe run will end with this answer."
+        streak = 1  # the reply would be the n-th format error in a row
+        for h in reversed(self.history):
+            if h["kind"] != "format_error":
+                break
+            streak += 1
+        return explain_reply(text, self.agent, streak)
 
     def _show_preview(self) -> None:
         self.preview.value = (f"<div style='{ROW_STYLE}'><b>What the parser and the loop will do</b>"
@@ -167,27 +148,7 @@ class StepDebugger:
             self._handle.update(self._repr_mimebundle_(), raw=True)
 
     def _history_html(self) -> str:
-        rows = []
-        for h in self.history:
-            mark = " ✎ edited" if h["edited"] else ""
-            rows.append(f"<details><summary>Step {h['step']} · {h['kind']}{mark}</summary>"
-                        f"<div style='margin-left:16px'>")
-            if h["edited"]:
-                rows.append(f"<div style='{ROW_STYLE}'>The model wrote:<pre style='{PRE_STYLE}'>"
-                            f"{esc(h['original'] or '(nothing: typed by hand)', 4000)}</pre></div>")
-            rows.append(f"<div style='{ROW_STYLE}'>Reply used:<pre style='{PRE_STYLE}'>{esc(h['reply'], 4000)}</pre></div>")
-            if h["error"]:
-                rows.append(f"<div style='{ERROR_STYLE}'>⚠ {esc(h['error'], 2000)}</div>")
-            if h["action"]:
-                rows.append(f"<div style='{ROW_STYLE}'>Action: <code>{esc(h['action'], 200)}</code> "
-                            f"<code>{esc(h['input'], 2000)}</code></div>")
-            if h["observation"]:
-                rows.append(f"<div style='{ROW_STYLE}'>Observation:<pre style='{PRE_STYLE}'>"
-                            f"{esc(h['observation'], 4000)}</pre></div>")
-            if h["answer"] is not None:
-                rows.append(f"<div style='{ROW_STYLE}'>Final answer: {esc(h['answer'], 2000)}</div>")
-            rows.append("</div></details>")
-        return "\n".join(rows)
+        return history_html(self.history)
 
     # -- display ----------------------------------------------------------------------
     def to_html(self) -> str:
