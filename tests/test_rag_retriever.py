@@ -26,21 +26,21 @@ def retriever(chunks):
     return Retriever(chunks, HashingEmbedder(256))
 
 
-@pytest.mark.parametrize("method", ["dense", "bm25", "hybrid", "blend"])
+@pytest.mark.parametrize("method", ["dense", "bm25", "rrf", "blend", "hybrid"])
 def test_every_method_finds_the_fault_passage(retriever, method):
     hits = retriever.search("dry run fault P-01", k=3, method=method)
-    assert len(hits) == 3 and hits[0].method == method
+    assert len(hits) == 3 and hits[0].method == ("blend" if method == "hybrid" else method)
     assert any(h.chunk.passage_id == "b2-pump#dry-run" for h in hits[:2])
     assert [h.score for h in hits] == sorted((h.score for h in hits), reverse=True)
 
 
 def test_hits_carry_the_score_and_rank_of_every_stage(retriever):
-    hits = retriever.search("motor overheated", k=4, method="hybrid")
+    hits = retriever.search("motor overheated", k=4, method="rrf")
     for h in hits:
-        assert set(h.scores) == {"dense", "bm25", "hybrid"} and set(h.ranks) == {"dense", "bm25", "hybrid"}
+        assert set(h.scores) == {"dense", "bm25", "rrf"} and set(h.ranks) == {"dense", "bm25", "rrf"}
         assert -1.0 <= h.scores["dense"] <= 1.0 + 1e-6
     top = hits[0]
-    assert math.isclose(top.score, top.scores["hybrid"])
+    assert math.isclose(top.score, top.scores["rrf"])
     r_dense, r_bm25 = top.ranks["dense"], top.ranks["bm25"]
     assert math.isclose(top.score, 1 / (60 + r_dense) + 1 / (60 + r_bm25))  # RRF, recomputed from the ranks
     assert "motor" in top.matched and "overheated" in top.matched
@@ -49,7 +49,7 @@ def test_hits_carry_the_score_and_rank_of_every_stage(retriever):
 
 
 def test_where_filter_restricts_every_method(retriever):
-    for method in ("dense", "bm25", "hybrid", "blend"):
+    for method in ("dense", "bm25", "rrf", "blend"):
         hits = retriever.search("水泵 故障", k=5, method=method, where={"lang": "zh"})
         assert hits and all(h.chunk.lang == "zh" for h in hits)
     assert retriever.search("水泵", k=5, method="bm25", where={"doc_id": "office"}) == []
@@ -72,7 +72,9 @@ def test_bm25_only_retriever_and_bad_arguments(chunks):
         Retriever(chunks, HashingEmbedder(32)).search("parking", method="rerank")
     with pytest.raises(ValueError, match="twice"):
         Retriever([Chunk("a:1", "a", "x"), Chunk("a:1", "a", "y")])
-    assert set(METHODS) == {"dense", "bm25", "hybrid", "blend", "rerank"}
+    assert set(METHODS) == {"dense", "bm25", "rrf", "blend", "hybrid", "rerank"}
+    with pytest.raises(ValueError, match="fusion"):
+        Retriever(chunks, fusion="max")
 
 
 def test_llm_judge_rerank_reorders_the_top_and_keeps_ties_in_order(chunks):
@@ -83,10 +85,35 @@ def test_llm_judge_rerank_reorders_the_top_and_keeps_ties_in_order(chunks):
     assert [h.id for h in hits[:4]] == [before[1], before[3], before[0], before[2]]  # 3, 3 (tie: old order), 1, 0
     assert [h.id for h in hits[4:]] == before[4:]
     assert [h.scores["rerank"] for h in hits[:4]] == [3.0, 3.0, 1.0, 0.0]
-    assert all({"dense", "bm25", "hybrid", "rerank"} <= set(h.scores) for h in hits[:4])
+    assert all({"dense", "bm25", "blend", "rerank"} <= set(h.scores) for h in hits[:4])
     assert judge.calls == 4 and judge.unparsed == 1
     sent = judge.llm.calls[0]["messages"][1].content
     assert sent.startswith("Question: pump fault") and "Grade (0-3)" in sent
+
+
+class PartialEmbedder(HashingEmbedder):
+    """Claims to know only half of every query's tokens, like MiniLM on Chinese text."""
+
+    def coverage(self, text):
+        return 0.5
+
+
+def test_fusion_trusts_dense_by_the_embedders_coverage(chunks):
+    half = Retriever(chunks, PartialEmbedder(256), fusion="rrf")
+    assert half.dense_trust("anything") == 0.5 and Retriever(chunks).dense_trust("x") == 1.0
+    top = half.search("motor overheated", k=1, method="hybrid")[0]
+    expected = 0.5 / (60 + top.ranks["dense"]) + 1 / (60 + top.ranks["bm25"])
+    assert top.method == "rrf" and math.isclose(top.score, expected)
+    plain = Retriever(chunks, PartialEmbedder(256), fusion="rrf", adaptive=False)
+    assert plain.dense_trust("anything") == 1.0
+    # alpha 1.0 scaled by trust 0.5 is the same blend as alpha 0.5 without adaptation
+    adapted = Retriever(chunks, PartialEmbedder(256), alpha=1.0).search("motor overheated", k=5, method="blend")
+    fixed = Retriever(chunks, PartialEmbedder(256), alpha=0.5, adaptive=False).search("motor overheated", k=5,
+                                                                                    method="blend")
+    assert [(h.id, round(h.score, 9)) for h in adapted] == [(h.id, round(h.score, 9)) for h in fixed]
+    only_dense = Retriever(chunks, PartialEmbedder(256), alpha=1.0, adaptive=False)
+    assert [h.id for h in only_dense.search("motor overheated", k=5, method="blend")] == \
+        [h.id for h in only_dense.search("motor overheated", k=5, method="dense")]
 
 
 def test_llm_judge_survives_a_failing_model():

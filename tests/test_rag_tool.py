@@ -79,12 +79,13 @@ def test_retrieval_panel_switches_methods_and_renders_static_html(retriever):
     pytest.importorskip("ipywidgets")
     from handmade_agent.widgets.retrieval import RetrievalPanel
     panel = RetrievalPanel(retriever, "dry run fault", k=3)
-    assert len(panel.hits) == 3 and panel.hits[0].method == "hybrid"
+    assert len(panel.hits) == 3 and panel.hits[0].method == "blend"
     html = panel.html()
-    assert html.count("<code>") == 3 and "<mark>" in html and "hybrid" in html and "bm25" in html
+    assert html.count("<code>") == 3 and "<mark>" in html and "blend" in html and "bm25" in html
+    assert "dense weight 1.00" in html
     bm = panel.search("电机过热", method="bm25", k=2)
     assert [h.method for h in bm] == ["bm25", "bm25"] and "<mark>过热</mark>" in panel.html()
-    assert panel.method_box.options == ("dense", "bm25", "hybrid", "blend")  # no reranker: no rerank entry
+    assert panel.method_box.options == ("dense", "bm25", "rrf", "blend")  # no reranker: no rerank entry
     bundle = panel._repr_mimebundle_()
     assert "application/vnd.jupyter.widget-view+json" in bundle and bundle["text/html"] == panel.html()
     assert "0x" not in bundle["text/plain"]

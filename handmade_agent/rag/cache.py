@@ -103,6 +103,10 @@ class CachedEmbedder:
     def dim(self) -> int:
         return self.inner.dim
 
+    def coverage(self, text: str) -> float:
+        fn = getattr(self.inner, "coverage", None)
+        return 1.0 if fn is None else fn(text)
+
     def reset_stats(self) -> None:
         self.hits = self.misses = 0
 

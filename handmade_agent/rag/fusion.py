@@ -3,9 +3,9 @@
 Dense cosines (about -1..1) and BM25 scores (0..20 or more) live on different
 scales, so adding them raw lets BM25 decide alone. Two fixes:
 
-- **RRF** ignores scores and uses ranks: ``sum 1 / (k + rank)`` over the lists
-  an item appears in. ``k = 60`` is the usual constant; it keeps one list's #1
-  from outweighing agreement between the lists.
+- **RRF** ignores scores and uses ranks: ``sum w / (k + rank)`` over the lists
+  an item appears in (weight ``w`` = 1 unless given). ``k = 60`` is the usual
+  constant; it keeps one list's #1 from outweighing agreement between lists.
 - **Blend** min-max normalizes each list's scores to 0..1 over the candidates,
   then ``alpha * dense + (1 - alpha) * sparse``.
 
@@ -19,12 +19,12 @@ from __future__ import annotations
 from typing import Hashable, Mapping, Sequence
 
 
-def rrf(rankings: Sequence[Sequence[Hashable]], k: int = 60) -> dict:
-    """Reciprocal rank fusion of ranked lists, best first (ties keep first-seen order)."""
+def rrf(rankings: Sequence[Sequence[Hashable]], k: int = 60, weights: Sequence[float] | None = None) -> dict:
+    """(Weighted) reciprocal rank fusion of ranked lists, best first (ties keep first-seen order)."""
     fused: dict = {}
-    for ranking in rankings:
+    for ranking, w in zip(rankings, weights or [1.0] * len(rankings)):
         for rank, item in enumerate(ranking, 1):
-            fused[item] = fused.get(item, 0.0) + 1.0 / (k + rank)
+            fused[item] = fused.get(item, 0.0) + w / (k + rank)
     return dict(sorted(fused.items(), key=lambda kv: -kv[1]))
 
 

@@ -6,9 +6,14 @@ returns ``Hit``s; every hit carries the score and rank of each stage it can
 have — the dense cosine, the BM25 score, the fused score, the rerank score —
 so you can see *why* it is where it is, not just where.
 
-Methods: ``"dense"``, ``"bm25"``, ``"hybrid"`` (reciprocal rank fusion of the
-top ``candidates`` of both), ``"blend"`` (weighted sum of min-max scores), and
+Methods: ``"dense"``, ``"bm25"``, ``"rrf"`` (reciprocal rank fusion of the top
+``candidates`` of both), ``"blend"`` (weighted sum of min-max scores),
+``"hybrid"`` (whichever of the two ``fusion`` names; blend by default) and
 ``"rerank"`` (hybrid, then the reranker reorders the top ``rerank_top``).
+
+Fusion trusts the dense side in proportion to the embedder's ``coverage`` of the
+query (``adaptive=True``): an English model that sees a Chinese query as mostly
+``[UNK]`` tokens gets a small weight, so its noise cannot drown BM25's bigrams.
 
 Deliberately left out: query rewriting, multi-vector documents, incremental adds.
 
@@ -32,7 +37,7 @@ from .fusion import blend, rrf
 from .index import VectorIndex, Where, matches, top_k
 from .terms import terms
 
-METHODS = ("dense", "bm25", "hybrid", "blend", "rerank")
+METHODS = ("dense", "bm25", "rrf", "blend", "hybrid", "rerank")
 
 
 @dataclass
@@ -62,15 +67,19 @@ class Hit:
 class Retriever:
     """Search a list of chunks by meaning, by words, or both."""
 
-    def __init__(self, chunks: Sequence[Chunk], embedder=None, *, reranker=None, rrf_k: int = 60,
-                 alpha: float = 0.5, candidates: int = 30, rerank_top: int = 5, k1: float = 1.5, b: float = 0.75):
+    def __init__(self, chunks: Sequence[Chunk], embedder=None, *, reranker=None, fusion: str = "blend",
+                 alpha: float = 0.5, rrf_k: int = 60, candidates: int = 10, adaptive: bool = True,
+                 rerank_top: int = 5, k1: float = 1.5, b: float = 0.75):
+        if fusion not in ("rrf", "blend"):
+            raise ValueError(f"Unknown fusion {fusion!r}; use 'rrf' or 'blend'.")
         ids = [c.id for c in chunks]
         if len(set(ids)) != len(ids):
             dup = next(i for i in ids if ids.count(i) > 1)
             raise ValueError(f"Chunk id {dup!r} occurs twice; ids must be unique (one language per "
                              "retriever, or give the chunks distinct ids).")
         self.chunks, self.embedder, self.reranker = list(chunks), embedder, reranker
-        self.rrf_k, self.alpha, self.candidates, self.rerank_top = rrf_k, alpha, candidates, rerank_top
+        self.fusion, self.alpha, self.rrf_k, self.adaptive = fusion, alpha, rrf_k, adaptive
+        self.candidates, self.rerank_top = candidates, rerank_top
         self.timings: dict[str, float] = {}
         t0 = time.perf_counter()
         self.doc_terms = [terms(c.search_text) for c in self.chunks]
@@ -95,31 +104,37 @@ class Retriever:
                              "Pass an embedder (e.g. SentenceTransformerEmbedder()) to use dense search.")
         return self.index.scores(self.embedder.embed([query])[0])
 
+    def dense_trust(self, query: str) -> float:
+        """Weight of the dense side in fusion: the embedder's coverage of the query (1.0 if not adaptive)."""
+        fn = getattr(self.embedder, "coverage", None)
+        return float(fn(query)) if (self.adaptive and fn is not None) else 1.0
+
     def search(self, query: str, k: int = 5, method: str = "hybrid", where: Where = None) -> list[Hit]:
         """The k best chunks for ``query`` by ``method`` (see METHODS), restricted by ``where``."""
         if method not in METHODS:
             raise ValueError(f"Unknown method {method!r}; use one of {', '.join(METHODS)}.")
+        name = self.fusion if method in ("hybrid", "rerank") else method
         mask = self._mask(where)
         q_terms = terms(query)
         sparse = np.where(mask, self.bm25.scores(q_terms), 0.0)
-        no_dense = method == "bm25" and self.index is None  # BM25 alone needs no embedder
+        no_dense = name == "bm25" and self.index is None  # BM25 alone needs no embedder
         dense = None if no_dense else np.where(mask, self._dense(query), -np.inf)
-        n = max(k, self.candidates)
+        n = max(k, self.candidates, self.rerank_top if method == "rerank" else 0)
         sparse_ids = [int(i) for i in top_k(sparse, min(n, int((sparse > 0).sum())))]
         stage: dict[int, float]
-        if method == "bm25":
+        if name == "bm25":
             stage = {i: float(sparse[i]) for i in sparse_ids}
         else:
             dense_ids = [int(i) for i in top_k(dense, min(n, int(mask.sum())))]
-            if method == "dense":
+            trust = self.dense_trust(query)
+            if name == "dense":
                 stage = {i: float(dense[i]) for i in dense_ids}
-            elif method == "blend":
+            elif name == "blend":
                 stage = blend({i: float(dense[i]) for i in dense_ids}, {i: float(sparse[i]) for i in sparse_ids},
-                              self.alpha)
+                              self.alpha * trust)
             else:
-                stage = rrf([dense_ids, sparse_ids], self.rrf_k)
-        name = "hybrid" if method == "rerank" else method
-        order = sorted(stage, key=lambda i: -stage[i])[: max(k, self.rerank_top if method == "rerank" else k)]
+                stage = rrf([dense_ids, sparse_ids], self.rrf_k, weights=[trust, 1.0])
+        order = sorted(stage, key=lambda i: -stage[i])[: n if method == "rerank" else k]
         hits = []
         for rank, i in enumerate(order, 1):
             h = Hit(self.chunks[i], stage[i], name, matched=self.bm25.matched(q_terms, self.doc_terms[i]))

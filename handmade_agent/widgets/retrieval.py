@@ -20,8 +20,8 @@ import html
 import re
 from typing import Sequence
 
-STAGES = ("dense", "bm25", "hybrid", "blend", "rerank")
-COLORS = {"dense": "#4c78a8", "bm25": "#f58518", "hybrid": "#54a24b", "blend": "#54a24b", "rerank": "#b279a2"}
+STAGES = ("dense", "bm25", "rrf", "blend", "rerank")
+COLORS = {"dense": "#4c78a8", "bm25": "#f58518", "rrf": "#54a24b", "blend": "#54a24b", "rerank": "#b279a2"}
 
 
 def highlight(text: str, terms: Sequence[str]) -> str:
@@ -56,11 +56,12 @@ def _bar(stage: str, value: float | None, best: float) -> str:
             f'</span><span>{value:.3f}</span></div>')
 
 
-def hits_html(hits: Sequence, query: str = "", method: str = "", max_chars: int = 400) -> str:
+def hits_html(hits: Sequence, query: str = "", method: str = "", max_chars: int = 400, note: str = "") -> str:
     """Static HTML for a list of hits: id, heading path, score bars per stage, highlighted text."""
     stages = [s for s in STAGES if any(s in h.scores for h in hits)]
     best = {s: max((h.scores.get(s, 0.0) for h in hits), default=0.0) for s in stages}
     head = f"<b>{html.escape(method)}</b> · {html.escape(query)}" if query else ""
+    head += f' <span style="color:#666">({html.escape(note)})</span>' if note and query else ""
     rows = []
     for rank, h in enumerate(hits, 1):
         c = h.chunk
@@ -84,8 +85,9 @@ class RetrievalPanel:
                  methods: Sequence[str] | None = None, where=None):
         import ipywidgets as w
         self.retriever, self.where = retriever, where
-        usable = [m for m in (methods or ("dense", "bm25", "hybrid", "blend", "rerank"))
+        usable = [m for m in (methods or ("dense", "bm25", "rrf", "blend", "rerank"))
                   if (m != "rerank" or retriever.reranker is not None) and (m == "bm25" or retriever.index is not None)]
+        method = retriever.fusion if method == "hybrid" else method
         self.query_box = w.Text(value=query, placeholder="ask something…", description="query",
                                 continuous_update=False, layout=w.Layout(width="60%"))
         self.method_box = w.Dropdown(options=usable, value=method if method in usable else usable[0],
@@ -116,7 +118,8 @@ class RetrievalPanel:
     def refresh(self) -> None:
         q, m = self.query_box.value.strip(), self.method_box.value
         self.hits = self.retriever.search(q, k=self.k_box.value, method=m, where=self.where) if q else []
-        self.out.value = hits_html(self.hits, q, m)
+        note = f"dense weight {self.retriever.dense_trust(q):.2f}" if q and m in ("rrf", "blend", "rerank") else ""
+        self.out.value = hits_html(self.hits, q, m, note=note)
 
     def html(self) -> str:
         return self.out.value
