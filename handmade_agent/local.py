@@ -79,19 +79,33 @@ def _json_or_text(s: str) -> Any:
         return s
 
 
+def _as_call(obj: Any, i: int) -> ToolCall | None:
+    if not (isinstance(obj, dict) and isinstance(obj.get("name"), str)):
+        return None
+    args = obj.get("arguments", obj.get("parameters", {}))
+    return ToolCall(obj["name"], args if isinstance(args, str) else json.dumps(args, ensure_ascii=False), f"call_{i}")
+
+
 def parse_tool_calls(text: str) -> tuple[str, list[ToolCall]]:
-    """Split Qwen's ``<tool_call>{json}</tool_call>`` blocks out of ``text``. Unparseable blocks stay as text."""
+    """Split tool calls out of the model's reply. Returns (remaining text, calls).
+
+    Qwen's trained format is ``<tool_call>{"name": ..., "arguments": {...}}</tool_call>``; the 0.5B model
+    often writes the same object in a ```json fence instead, which is accepted when it is the whole reply.
+    Unparseable blocks stay in the text, so the agent can tell the model what was wrong.
+    """
     calls, keep = [], text
-    for i, m in enumerate(_TOOL_CALL.finditer(text)):
-        try:
-            obj = json.loads(m.group(1))
-            name, args = obj["name"], obj.get("arguments", {})
-        except (ValueError, KeyError, TypeError):
-            continue  # leave it in the text: the agent reports the malformed call to the model
-        calls.append(ToolCall(str(name), args if isinstance(args, str) else json.dumps(args, ensure_ascii=False),
-                              f"call_{i}"))
-        keep = keep.replace(m.group(0), "")
-    return (keep.strip() if calls else text), calls
+    for m in _TOOL_CALL.finditer(text):
+        call = _as_call(_json_or_text(m.group(1)), len(calls))
+        if call:
+            calls.append(call)
+            keep = keep.replace(m.group(0), "")
+    if calls:
+        return keep.strip(), calls
+    body = re.sub(r"^```(?:json)?\s*|\s*```$", "", text.strip())
+    obj = _json_or_text(body)
+    objs = obj if isinstance(obj, list) else [obj]
+    found = [c for i, o in enumerate(objs) if (c := _as_call(o, i))]
+    return ("", found) if found and len(found) == len(objs) else (text, [])
 
 
 class LocalLLM:

@@ -66,6 +66,10 @@ def test_tool_call_parser_keeps_malformed_blocks_as_text():
     assert (text, calls[0].name, json.loads(calls[0].arguments)) == ("", "f", {"x": 1})
     bad = "<tool_call>{not json}</tool_call>"
     assert parse_tool_calls(bad) == (bad, [])
+    fenced = '```json\n{"name": "get_weather", "arguments": {"city": "北京"}}\n```'
+    assert parse_tool_calls(fenced)[1][0].arguments == '{"city": "北京"}'
+    prose = 'I would call {"name": "get_weather"} here.'
+    assert parse_tool_calls(prose) == (prose, [])
 
 
 @pytest.fixture(scope="module")

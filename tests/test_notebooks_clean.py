@@ -1,0 +1,67 @@
+"""Every committed notebook records one clean top-to-bottom run and follows the course conventions."""
+from __future__ import annotations
+
+import json
+import re
+from pathlib import Path
+
+import pytest
+
+NOTEBOOKS = sorted((Path(__file__).resolve().parents[1] / "notebooks").glob("*.ipynb"))
+SECRET = re.compile(r"sk-[A-Za-z0-9_-]{16,}|Bearer\s+[A-Za-z0-9._-]{16,}|(api[_-]?key|token)\s*[=:]\s*['\"][^'\"\s]{12,}",
+                    re.I)
+PERSONAL = re.compile(r"/home/[a-z]|/Users/[A-Za-z]|C:\\\\Users", re.I)
+
+
+def load(path: Path) -> dict:
+    return json.loads(path.read_text(encoding="utf-8"))
+
+
+def code_cells(nb: dict) -> list[dict]:
+    return [c for c in nb["cells"] if c["cell_type"] == "code"]
+
+
+def text_of(nb: dict) -> str:
+    return json.dumps(nb, ensure_ascii=False)
+
+
+def test_there_are_notebooks():
+    assert NOTEBOOKS and NOTEBOOKS[0].name == "00_setup.ipynb"
+
+
+@pytest.mark.parametrize("path", NOTEBOOKS, ids=lambda p: p.name)
+def test_committed_from_one_clean_run(path):
+    cells = code_cells(load(path))
+    assert [c["execution_count"] for c in cells] == list(range(1, len(cells) + 1))
+    errors = [o for c in cells for o in c["outputs"] if o["output_type"] == "error"]
+    assert not errors, f"error output in {path.name}: {errors[0].get('ename')}"
+
+
+@pytest.mark.parametrize("path", NOTEBOOKS, ids=lambda p: p.name)
+def test_no_personal_metadata_or_secrets(path):
+    nb = load(path)
+    assert set(nb["metadata"]) <= {"kernelspec", "language_info"}
+    for c in nb["cells"]:
+        assert set(c.get("metadata", {})) <= {"tags"}, f"cell metadata {c.get('metadata')} in {path.name}"
+    text = text_of(nb)
+    assert not SECRET.search(text), f"something like a secret in {path.name}: {SECRET.search(text).group(0)[:12]}..."
+    assert not PERSONAL.search(text), f"a personal path in {path.name}"
+
+
+@pytest.mark.parametrize("path", NOTEBOOKS, ids=lambda p: p.name)
+def test_follows_the_course_shape(path):
+    nb = load(path)
+    markdown = "\n".join("".join(c["source"]) for c in nb["cells"] if c["cell_type"] == "markdown")
+    assert "## Exercises" in markdown and "## Interview questions" in markdown
+    cells = nb["cells"]
+    solutions = [i for i, c in enumerate(cells) if "solution" in c.get("metadata", {}).get("tags", [])]
+    assert solutions, "exercises need solution cells tagged 'solution'"
+    for i in solutions:  # every solution is followed by a checker
+        nxt = next(c for c in cells[i + 1:] if c["cell_type"] == "code")
+        src = "".join(nxt["source"])
+        assert "check_exercise" in src or "assert" in src, f"solution cell {i} in {path.name} has no checker"
+    for i, c in enumerate(cells):  # every ignored output is followed by an assertion
+        if "nbval-ignore-output" in c.get("metadata", {}).get("tags", []):
+            later = [d for d in cells[i + 1:] if d["cell_type"] == "code"][:2]
+            assert any("assert" in "".join(d["source"]) or "check_exercise" in "".join(d["source"])
+                       for d in later), f"ignored-output cell {i} in {path.name} is not followed by an assertion"
