@@ -7,10 +7,12 @@ and a ``max_tokens`` budget, counted with the model's own tokenizer when the
 LLM has ``count_tokens`` and with a ~4-characters-per-token estimate otherwise.
 System messages given to the memory are pinned: always sent, never evicted.
 
-What enters memory is a policy. The default, ``"answers"``, keeps the question
-and the final answer of each run (small, and what a person remembers of a
-conversation). ``"transcript"`` also keeps every thought, tool call and
-observation (``record_run``): more detail, many more tokens.
+What enters memory is a policy, applied by ``record_run(question, result)``.
+The default, ``"answers"``, keeps the question and the final answer of each
+run: small, and what a person remembers of a conversation. ``"transcript"``
+also keeps every thought, tool call and observation: several times the tokens,
+but the model sees *how* it answered before (a text-ReAct scratchpad is kept
+as one assistant message, exactly as written), which small models imitate.
 
 Deliberately left out: trimming inside a turn (a turn is kept whole or not at
 all), long-term retrieval memory (that is RAG, chapter 06), and summaries
@@ -31,7 +33,7 @@ from .errors import StateError
 from .llm import Message, MessageLike, as_message, estimate_tokens
 
 Counter = Callable[[str], int]
-MESSAGE_OVERHEAD = 4  # role markers a chat template wraps around each message (<|im_start|>role ... <|im_end|>)
+MESSAGE_OVERHEAD = 5  # what ChatML wraps around each message: <|im_start|> role \n ... <|im_end|> \n
 POLICIES = ("answers", "transcript")
 
 
@@ -128,8 +130,11 @@ class ConversationMemory:
         answer = getattr(result, "answer", None)
         turn = [Message("user", question)]
         if self.policy == "transcript":  # every step as the model saw it; the last one holds the answer
-            for step in getattr(result, "steps", []):
-                turn.extend(as_message(m) for m in step.to_messages())
+            steps = [as_message(m) for step in getattr(result, "steps", []) for m in step.to_messages()]
+            if any(m.tool_calls or m.role == "tool" for m in steps):
+                turn += steps  # native tool calling: calls and results must stay separate messages
+            elif steps:  # text ReAct: one assistant message, the scratchpad exactly as it was written
+                turn.append(Message("assistant", "\n".join(m.content for m in steps)))
         elif answer is not None:
             turn.append(Message("assistant", answer))
         self.add_turn(turn)

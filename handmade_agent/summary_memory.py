@@ -29,9 +29,12 @@ from .errors import StateError
 from .llm import Message, MessageLike
 from .memory import ConversationMemory, Counter, Window, memory_from_dict, message_tokens, window
 
-SUMMARY_PROMPT = ("You maintain a running summary of a conversation between a user and an assistant. "
-                  "Rewrite the summary so that it also covers the new lines. Keep every name, number, "
-                  "date and decision exactly. Write at most five short sentences. Output only the summary.")
+# Worded for a 0.5B model: asked for "a summary" it tends to echo the dialogue; asked for notes as
+# bullets it keeps the facts (measured in notebook 05).
+SUMMARY_PROMPT = "You are a note taker."
+SUMMARY_TEMPLATE = ("Notes so far:\n{summary}\n\nNew part of the conversation:\n\n{lines}\n\n"
+                    "Write the updated notes as a short bullet list: keep the old facts and add the new ones. "
+                    "Keep names, numbers and codes exactly.")
 SUMMARY_HEADER = "Summary of the earlier conversation:\n"
 
 
@@ -42,7 +45,7 @@ class SummaryMemory(ConversationMemory):
 
     def __init__(self, llm: Any, *, max_turns: int | None = None, max_tokens: int | None = None,
                  summary_max_tokens: int = 150, system: str | None = None, count_tokens: Counter | None = None,
-                 policy: str = "answers", prompt: str = SUMMARY_PROMPT):
+                 policy: str = "answers", prompt: str = SUMMARY_PROMPT, template: str = SUMMARY_TEMPLATE):
         if llm is None:
             raise ValueError("SummaryMemory needs an llm to write summaries; pass llm=... (any model works).")
         if max_tokens is not None and max_tokens <= summary_max_tokens:
@@ -50,7 +53,7 @@ class SummaryMemory(ConversationMemory):
                              "or the summary alone would fill the window.")
         super().__init__(max_turns=max_turns, max_tokens=max_tokens, system=system, llm=llm,
                          count_tokens=count_tokens, policy=policy)
-        self.summary_max_tokens, self.prompt = summary_max_tokens, prompt
+        self.summary_max_tokens, self.prompt, self.template = summary_max_tokens, prompt, template
         self.summary = ""
         self.summarized = 0  # turns[:summarized] are covered by the summary and no longer sent
         self.log: list[dict] = []
@@ -79,8 +82,7 @@ class SummaryMemory(ConversationMemory):
             before = self.tokens_of(self.fixed()) + sum(self.tokens_of(t) for t in evicted)
             lines = "\n".join(f"{m.role.capitalize()}: {m.content}" for t in evicted for m in t)
             request = [Message("system", self.prompt),
-                       Message("user", f"Summary so far:\n{self.summary or '(empty)'}\n\n"
-                                       f"New lines:\n{lines}\n\nUpdated summary:")]
+                       Message("user", self.template.format(summary=self.summary or "(none)", lines=lines))]
             first = self.summarized
             try:
                 reply = self.llm.complete(request, max_tokens=self.summary_max_tokens, temperature=0.0)
@@ -102,7 +104,8 @@ class SummaryMemory(ConversationMemory):
         self.summary, self.summarized, self.log = "", 0, []
 
     def config(self) -> dict:
-        return {**super().config(), "summary_max_tokens": self.summary_max_tokens, "prompt": self.prompt}
+        return {**super().config(), "summary_max_tokens": self.summary_max_tokens, "prompt": self.prompt,
+                "template": self.template}
 
     def to_dict(self) -> dict:
         return {**super().to_dict(), "summary": self.summary, "summarized": self.summarized, "log": self.log}

@@ -126,13 +126,24 @@ def test_policy_answers_keeps_question_and_answer_only():
 def test_policy_transcript_keeps_every_step_in_one_turn():
     m = ConversationMemory(policy="transcript", max_turns=1)
     m.record_run("6*7?", six_times_seven())
-    # The observation is a user message, yet it stays inside the run's single turn.
+    # A text-ReAct scratchpad stays one assistant message, exactly as the model wrote and saw it.
     assert len(m.turns) == 1
     assert [x.content for x in m.messages()] == [
-        "6*7?", 'Thought: Use the calculator.\nAction: calculator\nAction Input: {"expression": "6*7"}',
-        "Observation: 42", "Thought: I know it.\nFinal Answer: 42"]
+        "6*7?", 'Thought: Use the calculator.\nAction: calculator\nAction Input: {"expression": "6*7"}\n'
+                "Observation: 42\nThought: I know it.\nFinal Answer: 42"]
     m.record_run("again?", RunResult(None, [], "max_steps"))  # no answer: only the question
     assert [x.content for x in m.messages()] == ["again?"]
+
+
+def test_policy_transcript_keeps_native_tool_calls_as_separate_messages():
+    steps = [Step(1, "action", native=True, tool_uses=[ToolUse("calculator", {"expression": "6*7"}, True, "42",
+                                                              call_id="c1")]),
+             Step(2, "final_answer", answer="42", native=True)]
+    m = ConversationMemory(policy="transcript")
+    m.record_run("6*7?", RunResult("42", steps, "final_answer"))
+    assert [(x.role, x.content) for x in m.messages()] == [
+        ("user", "6*7?"), ("assistant", ""), ("tool", "42"), ("assistant", "42")]
+    assert m.messages()[1].tool_calls[0].name == "calculator" and m.messages()[2].tool_call_id == "c1"
 
 
 def test_to_dict_is_json_and_round_trips():
