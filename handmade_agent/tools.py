@@ -4,7 +4,7 @@ To a model a tool is a name, a description and a JSON Schema of its
 parameters; to Python it is a function. ``@tool`` builds the schema from type
 hints and the docstring (``schema.py``). ``ToolRegistry.call`` is the one
 place a model's request turns into running code, so it never raises: an
-unknown name, bad arguments (``arguments.py``), an exception, a time-out or a
+unknown name, bad arguments (``arguments.py``, ``coercion.py``), an exception, a time-out or a
 denied approval all come back as a ``ToolResult`` whose ``content`` tells the
 model what went wrong and what to do.
 
@@ -31,7 +31,8 @@ import time
 from dataclasses import dataclass, field
 from typing import Any, Callable, Iterable, Iterator
 
-from .arguments import ArgumentError, coerce_arguments, normalize_name, parse_arguments
+from .arguments import parse_arguments
+from .coercion import ArgumentError, coerce_arguments, normalize_name
 from .errors import ToolError
 from .execution import ToolTimeout, clean_output, run_with_timeout, to_text
 from .schema import enum_converters, parameters_schema, parse_docstring, type_text

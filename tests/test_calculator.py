@@ -2,41 +2,77 @@
 from __future__ import annotations
 
 import math
+import operator
 import time
 
 import pytest
 from hypothesis import assume, given, settings
 from hypothesis import strategies as st
 
-from handmade_agent.calculator import MAX_LENGTH, CalculatorError, evaluate, format_number
+from handmade_agent.calculator import MAX_INT_BITS, MAX_LENGTH, CalculatorError, evaluate, format_number
 
 # --- property: same value as Python for generated safe expressions ------------------------------------------
+# Each generated expression carries the value Python's own operators give, computed node by node, or REFUSED
+# where the calculator must refuse: Python raises (1/0), returns inf/nan (1/1e-313), a complex number, or an
+# integer beyond the calculator's size limit. Everything else must agree exactly, value and type.
 
-ints = st.integers(-1000, 1000).map(str)
-floats = st.floats(0, 1000, allow_nan=False, allow_infinity=False).map(repr)
+REFUSED = object()
+OPS = {"+": operator.add, "-": operator.sub, "*": operator.mul, "/": operator.truediv,
+       "//": operator.floordiv, "%": operator.mod}
+
+
+def _settle(compute):
+    try:
+        value = compute()
+    except (ZeroDivisionError, OverflowError):
+        return REFUSED
+    if isinstance(value, complex) or (isinstance(value, float) and not math.isfinite(value)):
+        return REFUSED
+    if isinstance(value, int) and value.bit_length() > MAX_INT_BITS:
+        return REFUSED
+    return value
+
+
+def _binary(left, op, right):
+    (lt, lv), (rt, rv) = left, right
+    value = REFUSED if REFUSED in (lv, rv) else _settle(lambda: OPS[op](lv, rv))
+    return f"({lt} {op} {rt})", value
+
+
+def _unary(sign, child):
+    text, value = child
+    return f"{sign}({text})", value if value is REFUSED else _settle(lambda: -value if sign == "-" else +value)
+
+
+def _power(child, exponent):
+    text, value = child
+    return f"({text}) ** {exponent}", value if value is REFUSED else _settle(lambda: value ** exponent)
+
+
+leaves = (st.integers(-1000, 1000) | st.floats(0, 1000, allow_nan=False, allow_infinity=False)).map(
+    lambda v: (repr(v), v))
 
 
 def _combine(children):
-    binary = st.tuples(children, st.sampled_from(["+", "-", "*", "/", "//", "%"]), children).map(
-        lambda t: f"({t[0]} {t[1]} {t[2]})")
-    unary = st.tuples(st.sampled_from(["-", "+"]), children).map(lambda t: f"{t[0]}({t[1]})")
-    power = st.tuples(children, st.integers(0, 3)).map(lambda t: f"({t[0]}) ** {t[1]}")
-    return binary | unary | power
+    return (st.builds(_binary, children, st.sampled_from(sorted(OPS)), children)
+            | st.builds(_unary, st.sampled_from(["-", "+"]), children)
+            | st.builds(_power, children, st.integers(0, 3)))
 
 
-expressions = st.recursive(ints | floats, _combine, max_leaves=10)
+expressions = st.recursive(leaves, _combine, max_leaves=10)
 
 
 @settings(max_examples=300, deadline=None)
 @given(expressions)
-def test_agrees_with_python_arithmetic(expression):
+def test_agrees_with_python_arithmetic(generated):
+    expression, expected = generated
     assume(len(expression) <= MAX_LENGTH)
-    try:
-        expected = eval(expression, {"__builtins__": {}})  # safe here: the test generated the text itself
-    except (ZeroDivisionError, OverflowError):
+    if expected is REFUSED:
         with pytest.raises(CalculatorError):
             evaluate(expression)
         return
+    # the node-by-node reference is Python's own arithmetic: eval of the same text gives the same value
+    assert eval(expression, {"__builtins__": {}}) == expected  # safe: the test generated this text itself
     got = evaluate(expression)
     assert got == expected and type(got) is type(expected), expression
 

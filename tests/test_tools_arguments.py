@@ -3,8 +3,8 @@ from __future__ import annotations
 
 import pytest
 
-from handmade_agent.arguments import (ArgumentError, coerce_arguments, coerce_value, describe_expected,
-                                      parse_arguments, shorthand_parameter)
+from handmade_agent.arguments import parse_arguments, shorthand_parameter
+from handmade_agent.coercion import ArgumentError, coerce_arguments, coerce_value, describe_expected
 
 
 def one(kind, value):
