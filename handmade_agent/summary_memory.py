@@ -1,24 +1,30 @@
-"""Summary memory: turns that fall out of the window are condensed by the model into a running summary.
+"""Summary memory: turns that fall out of the window are condensed by the model into running notes.
 
 A window forgets: whatever is evicted is gone. ``SummaryMemory`` instead asks
-the model, each time turns are evicted, to rewrite one short running summary
-so that it also covers them. The summary is sent (as a system message) before
-the recent turns that still fit, and it counts against the same budget.
-The old turns are kept in ``turns`` (for the panel and for saving) but are no
+the model, each time turns are evicted, to write notes on them (a short bullet
+list of facts), and appends those to a running summary. When the summary grows
+past ``summary_max_tokens`` the model is asked to condense it; if it is still
+too long, the oldest lines are dropped. The summary is sent (as a system
+message) before the recent turns that still fit, and counts against the same
+budget. Old turns stay in ``turns`` (for the panel and for saving) but are no
 longer sent; ``summarized`` says how many of them the summary covers.
 
-Costs: one extra model call whenever something is evicted, and a summary can
-lose or distort a detail (a small model does). ``log`` records every summary
-call (which turns, tokens before and after, any error) so you can check.
+Why notes-then-condense rather than "rewrite the summary to include the new
+lines" each time: measured in notebook 05, the 0.5B model asked to merge old
+notes with new lines mostly dropped the old ones or echoed the dialogue, while
+notes on a few lines at a time kept the facts.
 
-Deliberately left out: hierarchical summaries and summarizing inside a turn.
+Costs: one model call per eviction (two when condensing), and notes can lose
+or distort a detail. ``log`` records every call so you can check.
+
+Deliberately left out: summarizing inside a turn, and retrieval over old turns (chapter 06).
 
     >>> from handmade_agent.llm import ScriptedLLM
-    >>> m = SummaryMemory(ScriptedLLM(["The user is Li Lei."]), max_turns=1)
+    >>> m = SummaryMemory(ScriptedLLM(["- The user is Li Lei."]), max_turns=1)
     >>> for q, a in [("I am Li Lei", "Hi Li Lei"), ("2+2?", "4")]:
     ...     m.add(Message("user", q)); m.add(Message("assistant", a))
     >>> [x.content for x in m.messages()][0]
-    'Summary of the earlier conversation:\\nThe user is Li Lei.'
+    'Summary of the earlier conversation:\\n- The user is Li Lei.'
 """
 from __future__ import annotations
 
@@ -29,23 +35,23 @@ from .errors import StateError
 from .llm import Message, MessageLike
 from .memory import ConversationMemory, Counter, Window, memory_from_dict, message_tokens, window
 
-# Worded for a 0.5B model: asked for "a summary" it tends to echo the dialogue; asked for notes as
-# bullets it keeps the facts (measured in notebook 05).
 SUMMARY_PROMPT = "You are a note taker."
-SUMMARY_TEMPLATE = ("Notes so far:\n{summary}\n\nNew part of the conversation:\n\n{lines}\n\n"
-                    "Write the updated notes as a short bullet list: keep the old facts and add the new ones. "
-                    "Keep names, numbers and codes exactly.")
+SUMMARY_TEMPLATE = ("Here is a part of a conversation:\n\n{lines}\n\n"
+                    "Write the facts from it as a short bullet list. Keep names, numbers and codes exactly.")
+CONDENSE_TEMPLATE = ("Here are notes about a conversation:\n\n{notes}\n\nRewrite them as one shorter bullet list "
+                     "without repeated facts. Keep names, numbers and codes exactly.")
 SUMMARY_HEADER = "Summary of the earlier conversation:\n"
 
 
 class SummaryMemory(ConversationMemory):
-    """A ``ConversationMemory`` that folds evicted turns into a model-written running summary."""
+    """A ``ConversationMemory`` that folds evicted turns into model-written running notes."""
 
     kind = "summary"
 
     def __init__(self, llm: Any, *, max_turns: int | None = None, max_tokens: int | None = None,
                  summary_max_tokens: int = 150, system: str | None = None, count_tokens: Counter | None = None,
-                 policy: str = "answers", prompt: str = SUMMARY_PROMPT, template: str = SUMMARY_TEMPLATE):
+                 policy: str = "answers", prompt: str = SUMMARY_PROMPT, template: str = SUMMARY_TEMPLATE,
+                 condense_template: str = CONDENSE_TEMPLATE):
         if llm is None:
             raise ValueError("SummaryMemory needs an llm to write summaries; pass llm=... (any model works).")
         if max_tokens is not None and max_tokens <= summary_max_tokens:
@@ -53,7 +59,8 @@ class SummaryMemory(ConversationMemory):
                              "or the summary alone would fill the window.")
         super().__init__(max_turns=max_turns, max_tokens=max_tokens, system=system, llm=llm,
                          count_tokens=count_tokens, policy=policy)
-        self.summary_max_tokens, self.prompt, self.template = summary_max_tokens, prompt, template
+        self.summary_max_tokens, self.prompt = summary_max_tokens, prompt
+        self.template, self.condense_template = template, condense_template
         self.summary = ""
         self.summarized = 0  # turns[:summarized] are covered by the summary and no longer sent
         self.log: list[dict] = []
@@ -77,27 +84,38 @@ class SummaryMemory(ConversationMemory):
         self.compact()
 
     def compact(self) -> None:
-        """Fold every evicted turn into the summary (one model call per pass; repeats if still too big)."""
+        """Fold every evicted turn into the summary; repeats while turns are still evicted."""
         while (evicted := self.view().evicted):
-            before = self.tokens_of(self.fixed()) + sum(self.tokens_of(t) for t in evicted)
+            first, before = self.summarized, sum(message_tokens(m, self.count) for t in evicted for m in t)
             lines = "\n".join(f"{m.role.capitalize()}: {m.content}" for t in evicted for m in t)
-            request = [Message("system", self.prompt),
-                       Message("user", self.template.format(summary=self.summary or "(none)", lines=lines))]
-            first = self.summarized
+            entry: dict = {"turns": [first, first + len(evicted)], "tokens_before": before, "condensed": False,
+                           "dropped_lines": 0, "error": None}
             try:
-                reply = self.llm.complete(request, max_tokens=self.summary_max_tokens, temperature=0.0)
-            except Exception as e:  # a failed summary must not lose the turns: keep them for the next try
-                self.log.append({"turns": [first, first + len(evicted)], "error": f"{type(e).__name__}: {e}"})
+                notes = self._ask(self.template.format(lines=lines))
+                summary = f"{self.summary}\n{notes}".strip()
+                if self.count(summary) > self.summary_max_tokens:
+                    summary, entry["condensed"] = self._ask(self.condense_template.format(notes=summary)), True
+                    summary, entry["dropped_lines"] = self._trim(summary)
+            except Exception as e:  # a failed call must not lose the turns: keep them for the next try
+                self.log.append({**entry, "error": f"{type(e).__name__}: {e}"})
                 warnings.warn(f"summary failed ({type(e).__name__}: {e}); evicted turns stay unsummarized",
                               RuntimeWarning, stacklevel=2)
                 return
-            self.summary = reply.text.strip()
-            self.summarized += len(evicted)
-            self.log.append({"turns": [first, self.summarized], "tokens_before": before,
-                             "tokens_after": self.tokens_of(self.fixed()), "error": None})
+            self.summary, self.summarized = summary, first + len(evicted)
+            self.log.append({**entry, "notes": notes, "summary_tokens": self.count(summary)})
 
-    def tokens_of(self, messages: list[Message]) -> int:
-        return sum(message_tokens(m, self.count) for m in messages)
+    def _ask(self, request: str) -> str:
+        reply = self.llm.complete([Message("system", self.prompt), Message("user", request)],
+                                  max_tokens=self.summary_max_tokens, temperature=0.0)
+        return reply.text.strip()
+
+    def _trim(self, text: str) -> tuple[str, int]:
+        """Drop the oldest lines until the summary fits its budget (a condensation may not shrink it)."""
+        lines = text.splitlines()
+        dropped = 0
+        while len(lines) > 1 and self.count("\n".join(lines)) > self.summary_max_tokens:
+            lines, dropped = lines[1:], dropped + 1
+        return "\n".join(lines), dropped
 
     def clear(self) -> None:
         super().clear()
@@ -105,7 +123,7 @@ class SummaryMemory(ConversationMemory):
 
     def config(self) -> dict:
         return {**super().config(), "summary_max_tokens": self.summary_max_tokens, "prompt": self.prompt,
-                "template": self.template}
+                "template": self.template, "condense_template": self.condense_template}
 
     def to_dict(self) -> dict:
         return {**super().to_dict(), "summary": self.summary, "summarized": self.summarized, "log": self.log}

@@ -162,25 +162,42 @@ def test_unknown_memory_kind_is_a_state_error():
         memory_from_dict({"kind": "vector"})
 
 
-def test_summary_memory_folds_evicted_turns_into_a_running_summary():
-    llm = ScriptedLLM(["S1: user asked q0.", "S2: q0 and q1 were asked."])
+def test_summary_memory_folds_evicted_turns_into_running_notes():
+    llm = ScriptedLLM(["- S1: user asked q0.", "- S2: user asked q1."])
     m = SummaryMemory(llm, max_turns=2, count_tokens=words)
     chat(m, PAIRS[:4])
-    assert m.summarized == 2 and m.summary == "S2: q0 and q1 were asked." and len(llm.calls) == 2
-    sent = llm.calls[1]["messages"][1].content  # the second call sees the old summary and the new lines
-    assert "S1: user asked q0." in sent and "User: question 1" in sent and "question 0" not in sent
+    assert m.summarized == 2 and len(llm.calls) == 2
+    assert m.summary == "- S1: user asked q0.\n- S2: user asked q1."
+    sent = llm.calls[1]["messages"][1].content  # each call sees only the newly evicted lines
+    assert "User: question 1\nAssistant: answer number 1" in sent and "question 0" not in sent
     out = m.messages()
     assert out[0] == Message("system", SUMMARY_HEADER + m.summary)
     assert [x.content for x in out[1:]] == ["question 2", "answer number 2", "question 3", "answer number 3"]
-    assert [e["turns"] for e in m.log] == [[0, 1], [1, 2]]
+    assert [e["turns"] for e in m.log] == [[0, 1], [1, 2]] and not any(e["condensed"] for e in m.log)
     assert len(m.turns) == 4  # old turns are kept for inspection, just not sent
 
 
+def test_a_summary_over_its_budget_is_condensed_by_the_model():
+    llm = ScriptedLLM(["- a b c d e", "- f g h i j", "- condensed a f"])
+    m = SummaryMemory(llm, max_turns=1, summary_max_tokens=8, count_tokens=words)
+    chat(m, PAIRS[:3])
+    assert m.summary == "- condensed a f" and m.log[-1]["condensed"] and m.log[-1]["dropped_lines"] == 0
+    assert "- a b c d e\n- f g h i j" in llm.calls[2]["messages"][1].content  # condense sees all notes
+
+
+def test_a_condensation_that_does_not_shrink_drops_the_oldest_lines():
+    llm = ScriptedLLM(["- a b c d e", "- f g h i j", "- a b c d e\n- f g h i j"])
+    m = SummaryMemory(llm, max_turns=1, summary_max_tokens=8, count_tokens=words)
+    chat(m, PAIRS[:3])
+    assert m.summary == "- f g h i j" and m.log[-1]["dropped_lines"] == 1
+    assert words(m.summary) <= 8
+
+
 def test_summary_counts_against_the_token_budget():
-    llm = ScriptedLLM(["a b c d e f g h"] * 10)
+    llm = ScriptedLLM(["a b c d e f g h"] * 20)
     m = SummaryMemory(llm, max_tokens=40, summary_max_tokens=12, count_tokens=words)
     chat(m, PAIRS)
-    assert m.tokens() <= 40 and m.summarized >= 1
+    assert m.tokens() <= 40 and m.summarized >= 1 and words(m.summary) <= 12
     assert not m.view().evicted  # everything that fell out was summarized
 
 
@@ -217,6 +234,5 @@ def test_local_tokenizer_counts_chinese_differently_from_the_estimate(local_llm)
 @pytest.mark.model
 def test_summary_on_the_local_model_keeps_a_fact(local_llm):
     m = SummaryMemory(local_llm, max_turns=1, summary_max_tokens=80)
-    chat(m, [("My name is Li Lei and my order number is 58213.", "Thanks, Li Lei. I noted order 58213."),
-             ("What is 2+2?", "4")])
-    assert m.summarized == 1 and "58213" in m.summary
+    chat(m, [("我叫王小明，订单号是 58213。", "好的，王小明，我记下了订单号 58213。"), ("What is 2+2?", "4")])
+    assert m.summarized == 1 and "58213" in m.summary and "王小明" in m.summary
