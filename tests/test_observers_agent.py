@@ -1,10 +1,12 @@
-"""Observers on a real Agent (scripted model, real toolbox): the trace agrees with the RunResult,
-the JSONL log round-trips, and an observer that raises cannot change what the run returns."""
+"""Observers on a real Agent (scripted model, real toolbox; one test with the local model): the trace agrees
+with the RunResult, the JSONL log round-trips, and an observer that raises cannot change what the run returns."""
 from __future__ import annotations
 
 import datetime
 import io
 import warnings
+
+import pytest
 
 from handmade_agent.agent import Agent
 from handmade_agent.alerts import ThresholdAlerts
@@ -95,3 +97,19 @@ def test_a_run_that_hits_max_steps_is_reported_as_such():
     result = agent.run("count")
     assert result.stop_reason == "max_steps" and rec.summary().stop_reason == "max_steps"
     assert rec.summary().alerts == ["no_answer"] and rec.summary().answer is None
+
+
+@pytest.mark.model
+def test_a_real_local_model_run_is_traced_logged_and_read_back(local_llm, tmp_path):
+    rec, alerts = TraceRecorder(), ThresholdAlerts(max_steps=3)
+    agent = Agent(local_llm, default_registry(today=datetime.date(2024, 5, 20)), max_steps=3, max_tokens=128,
+                  observers=[rec, JSONLLogger(tmp_path / "real.jsonl")])
+    agent.observers.append(alerts)
+    result = agent.run("Today is 2024-05-20. What weekday will it be 150 days later?")
+    s = rec.summary()
+    assert (s.steps, s.stop_reason, s.answer) == (len(result.steps), result.stop_reason, result.answer)
+    assert (s.prompt_tokens, s.completion_tokens) == (result.usage.prompt_tokens, result.usage.completion_tokens)
+    assert s.prompt_tokens > 0 and s.model_time > 0 and s.llm_calls >= s.steps
+    assert read_trace(tmp_path / "real.jsonl") == rec.trace
+    assert [sp.text for sp in rec.trace.steps] == [st.reply for st in result.steps]
+    assert [a.name for a in alerts.fired] == ([] if result.stop_reason == "final_answer" else ["no_answer"])
