@@ -16,7 +16,7 @@ import os
 import sys
 import time
 
-from .errors import HandmadeAgentError
+from .errors import HandmadeAgentError, LLMError
 
 DEMO_QUESTION = "Today is 2024-05-20. What weekday is it 150 days later?"
 
@@ -57,10 +57,12 @@ def answer(question: str, backend: str = "auto", out=None) -> str:
     observers = []
     try:
         from .observers import ConsolePrinter
-        observers.append(ConsolePrinter(stream=out))
+        observers.append(ConsolePrinter(file=out))
     except ImportError:
         pass
     result = Agent(llm, default_registry(), observers=observers).run(question)
+    if result.stop_reason == "model_error":  # the run could not reach the model: that is the user's problem to fix
+        raise LLMError(result.steps[-1].error if result.steps else "the model failed")
     print(f"answer: {result.answer}\n(stop: {result.stop_reason}, {len(result.steps)} steps, "
           f"{result.usage.total_tokens} tokens, {result.duration:.1f} s)", file=out)
     return result.answer or ""
