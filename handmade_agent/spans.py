@@ -56,6 +56,7 @@ class StepSpan:
     edited_from: str | None = None      # the model's own reply, when a person replaced it (StepDebugger)
     llm_calls: int = 0
     model_time: float = 0.0
+    model_calls: list[tuple[float, float]] = field(default_factory=list)  # (start, seconds) of each model call
     usage: Usage = field(default_factory=Usage)
     llm_error: str | None = None
     parse_error: str | None = None
@@ -110,6 +111,8 @@ def apply_event(span: StepSpan, e: Event) -> None:
     elif isinstance(e, LLMCallFinished):
         span.text, span.llm_error = e.text, e.error
         span.model_time += e.latency
+        # latency counts only the model's own work, which ends at the event: any wait came before it
+        span.model_calls.append((e.ts - e.latency, e.latency))
         span.usage = span.usage + e.usage
     elif isinstance(e, ReplyEdited):
         span.edited_from, span.text = e.original, e.text

@@ -165,3 +165,11 @@ def test_observer_modules_load_no_widget_or_plotting_library():
             "print([m for m in sys.modules if m.startswith(('ipywidgets', 'matplotlib', 'numpy', 'torch'))])")
     out = subprocess.run([sys.executable, "-c", code], capture_output=True, text=True, check=True).stdout
     assert out.strip() == "[]"
+
+
+def test_a_model_call_that_waited_is_placed_where_it_really_ran():
+    # the call was requested at t=10 but the shared model was busy: it ran from 13 to 15 (latency 2 s)
+    evs = [LLMCallStarted(run_id="r", step=1, ts=10.0), LLMCallFinished(run_id="r", step=1, ts=15.0, latency=2.0)]
+    span = recorded(evs).trace.steps[0]
+    assert span.model_calls == [(13.0, 2.0)] and span.model_time == 2.0 and span.duration == 5.0
+    assert recorded(evs).summary().model_time == 2.0

@@ -25,7 +25,7 @@ from ..trace import StepSpan, Trace
 ERROR_STYLE = "background:#fdecea;color:#8a1c1c;border-left:4px solid #d93025;padding:4px 8px;margin:4px 0"
 ROW_STYLE = "margin:3px 0"
 PRE_STYLE = "white-space:pre-wrap;margin:2px 0 2px 12px;font-size:90%;background:#f6f8fa;padding:4px"
-MODEL_COLOR, TOOL_COLOR, ERROR_COLOR = "#4c78a8", "#f58518", "#d93025"
+MODEL_COLOR, TOOL_COLOR, ERROR_COLOR, WAIT_COLOR = "#4c78a8", "#f58518", "#d93025", "#e4e4e4"
 
 
 def esc(value: Any, limit: int) -> str:
@@ -61,7 +61,7 @@ def step_html(span: StepSpan, limit: int = 2000) -> str:
     if span.answer is not None:
         rows.append(f"<div style='{ROW_STYLE}'><b>Final answer</b>: {esc(span.answer, limit)}</div>")
     rows += [f"<div style='{ERROR_STYLE}'>⚠ {esc(e, limit)}</div>" for e in span.errors]
-    rows += [f"<div style='{ERROR_STYLE}'>🔔 alert {esc(a.name, 100)}: {esc(a.message, limit)}</div>"
+    rows += [f"<div style='{ERROR_STYLE}'>alert {esc(a.name, 100)}: {esc(a.message, limit)}</div>"
              for a in span.alerts]
     if span.edited_from is not None:
         rows.append(f"<div style='{ROW_STYLE};color:#6a4c93'>✎ reply edited by hand; the model wrote:"
@@ -71,7 +71,7 @@ def step_html(span: StepSpan, limit: int = 2000) -> str:
         rows.append(f"<details><summary>{label}</summary><pre style='{PRE_STYLE}'>"
                     f"{esc(span.text, limit)}</pre></details>")
     u = span.usage
-    rows.append(f"<div style='{ROW_STYLE};color:#555'>⏱ {fmt_duration(span.duration)} (model"
+    rows.append(f"<div style='{ROW_STYLE};color:#555'>time {fmt_duration(span.duration)} (model"
                 f" {fmt_duration(span.model_time)}, tools {fmt_duration(span.tool_time)}) · {u.total_tokens} tokens"
                 f" ({u.prompt_tokens} prompt + {u.completion_tokens} completion)</div>")
     return "\n".join(rows)
@@ -89,7 +89,7 @@ def totals_html(trace: Trace) -> str:
 
 
 def timeline_png(trace: Trace, width: float = 7.0) -> bytes:
-    """A Gantt chart, one row per step: model time (blue) and tool time (orange) on the run's clock."""
+    """A Gantt chart, one row per step: model calls (blue) and tool calls (orange) on the run's clock."""
     from matplotlib.backends.backend_agg import FigureCanvasAgg  # heavy: only when a chart is drawn
     from matplotlib.figure import Figure
 
@@ -99,12 +99,16 @@ def timeline_png(trace: Trace, width: float = 7.0) -> bytes:
     FigureCanvasAgg(fig)
     ax = fig.add_subplot()
     for row, s in enumerate(steps):
-        edge = ERROR_COLOR if s.errors else "none"
-        ax.broken_barh([(s.start - t0, s.model_time)], (row - 0.35, 0.7), color=MODEL_COLOR, edgecolor=edge)
+        # the whole step in grey: what is neither model nor tool is waiting (a shared model) or the loop itself
+        ax.broken_barh([(s.start - t0, s.duration)], (row - 0.35, 0.7), color=WAIT_COLOR)
+        ax.broken_barh([(start - t0, secs) for start, secs in s.model_calls], (row - 0.35, 0.7), color=MODEL_COLOR)
         for t in s.tools:
             ax.broken_barh([(t.start - t0, t.duration)], (row - 0.35, 0.7),
                            color=ERROR_COLOR if t.ok is False else TOOL_COLOR)
-        end = max([s.start - t0 + s.model_time] + [t.start - t0 + t.duration for t in s.tools])
+        if s.errors:  # outline last, so no bar hides it
+            ax.broken_barh([(s.start - t0, s.duration)], (row - 0.35, 0.7), facecolor="none",
+                           edgecolor=ERROR_COLOR, linewidth=1.5)
+        end = s.start - t0 + s.duration
         ax.text(end, row, f"  model {fmt_duration(s.model_time)} · tools {fmt_duration(s.tool_time)}",
                 va="center", fontsize=8)
     right = max([s.end - t0 for s in steps] + [s.start - t0 + s.model_time + s.tool_time for s in steps] + [0.001])
@@ -112,7 +116,7 @@ def timeline_png(trace: Trace, width: float = 7.0) -> bytes:
     ax.set_yticks(range(len(steps)), [f"step {s.step}" for s in steps])
     ax.invert_yaxis()
     ax.set_xlabel("seconds since the run started")
-    ax.set_title("model time (blue) vs tool time (orange; red = failed)", fontsize=10)
+    ax.set_title("model (blue) vs tools (orange, red = failed); grey: waiting and the loop", fontsize=10)
     fig.tight_layout()
     buf = io.BytesIO()
     fig.savefig(buf, format="png")
