@@ -118,4 +118,8 @@ def test_minilm_offline_embeds_and_second_run_never_loads_the_model(tmp_path):
     assert pump @ v[0] > pump @ v[1]  # meaning, with little word overlap
     second = CachedEmbedder(SentenceTransformerEmbedder(), tmp_path)
     assert np.allclose(second.embed(texts), v) and second.misses == 0
-    assert second.inner._model is None, "a fully cached run must not load the model at all"
+    from handmade_agent.rag.chunking import Chunk
+    Retriever([Chunk(f"t:{i}", "t", t) for i, t in enumerate(texts[:2])], second)  # the index build, too
+    assert not second.inner.loaded, "a fully cached run must not load the model at all"
+    assert first.inner.tokenize("水泵 pump").count("[UNK]") >= 1 and "pump" in first.inner.tokenize("水泵 pump")
+    assert first.coverage("the pump") == 1.0 and first.coverage("水泵过热") < 0.6

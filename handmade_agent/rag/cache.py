@@ -101,7 +101,8 @@ class CachedEmbedder:
 
     @property
     def dim(self) -> int:
-        return self.inner.dim
+        cached = next(iter(self.cache._load().values()), None)  # answer without loading the model if we can
+        return int(cached.shape[0]) if cached is not None else self.inner.dim
 
     def coverage(self, text: str) -> float:
         fn = getattr(self.inner, "coverage", None)

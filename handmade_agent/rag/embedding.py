@@ -131,6 +131,15 @@ class SentenceTransformerEmbedder:
                                    convert_to_numpy=True, normalize_embeddings=True)
         return normalize(vecs)
 
+    @property
+    def loaded(self) -> bool:
+        """Whether the model has been loaded (a fully cached run never loads it)."""
+        return self._model is not None
+
+    def tokenize(self, text: str) -> list[str]:
+        """The model's word pieces for ``text`` (unknown characters show as ``[UNK]``)."""
+        return self._load().tokenizer.tokenize(text)
+
     def coverage(self, text: str) -> float:
         """Share of the text's tokens that are not the tokenizer's unknown token (1.0 for empty text)."""
         tok = self._load().tokenizer

@@ -6,7 +6,8 @@ A retrieved chunk *covers* a passage if the passage is among its
 chunk that covers it, so five chunks of one passage do not score five times.
 
 - recall@k: share of the relevant passages covered by the top k chunks;
-- reciprocal rank: 1 / rank of the first chunk covering a relevant passage (0 if none);
+- reciprocal rank: 1 / rank of the first chunk covering a relevant passage
+  within the top k (0 if none); its mean over questions is MRR;
 - nDCG@k: rank-discounted gain (1 / log2(rank + 1)) of newly covered relevant
   passages, divided by the gain of the ideal ranking.
 
@@ -97,3 +98,29 @@ def evaluate(search: Callable[[str], list], items: Iterable[EvalItem], k: int = 
         rows.append(EvalRow(it.qid, it.lang, it.kind, recall_at_k(ranked, rel, k), reciprocal_rank(ranked[:k], rel),
                             ndcg_at_k(ranked, rel, k), [c.id for c in chunks[:k]]))
     return EvalReport(k, rows)
+
+
+def evaluate_retriever(retriever, items: Iterable[EvalItem], method: str = "hybrid", k: int = 5,
+                       same_language: bool = True) -> EvalReport:
+    """``evaluate`` a ``Retriever`` method; ``same_language`` searches only chunks in the question's language."""
+    items = list(items)
+    by_question = {it.question: it for it in items}
+
+    def search(q: str) -> list:
+        where = {"lang": by_question[q].lang} if same_language else None
+        return retriever.search(q, k=k, method=method, where=where)
+    return evaluate(search, items, k)
+
+
+def table(reports: dict[str, EvalReport], langs: Sequence[str] = ("en", "zh"), digits: int = 3) -> str:
+    """A markdown table: one row per report, recall@k and MRR per language."""
+    k = next(iter(reports.values())).k if reports else 5
+    head = "| method | " + " | ".join(f"{l} recall@{k} | {l} MRR" for l in langs) + " |"
+    rows = [head, "|---" * (1 + 2 * len(langs)) + "|"]
+    for name, rep in reports.items():
+        cells = []
+        for l in langs:
+            m = rep.mean(l)
+            cells += [f"{m[f'recall@{k}']:.{digits}f}", f"{m['mrr']:.{digits}f}"]
+        rows.append(f"| {name} | " + " | ".join(cells) + " |")
+    return "\n".join(rows)

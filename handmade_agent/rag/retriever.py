@@ -88,8 +88,9 @@ class Retriever:
         self.index = None
         if embedder is not None:
             t0 = time.perf_counter()
-            self.index = VectorIndex(embedder.dim, embedder.model_id)
-            self.index.add(embedder.embed([c.search_text for c in self.chunks]), [c.meta() for c in self.chunks])
+            vectors = embedder.embed([c.search_text for c in self.chunks])
+            self.index = VectorIndex(vectors.shape[1], embedder.model_id)  # dim from the vectors: no model load
+            self.index.add(vectors, [c.meta() for c in self.chunks])
             self.timings["embed"] = time.perf_counter() - t0
 
     def __len__(self) -> int:
