@@ -147,7 +147,11 @@ def parameters_schema(fn: Callable, arg_docs: dict[str, str] | None = None) -> d
     """The ``{"type": "object", "properties": ..., "required": [...]}`` schema of ``fn``'s parameters."""
     if arg_docs is None:
         arg_docs = parse_docstring(inspect.getdoc(fn))[1]
-    hints = typing.get_type_hints(fn, include_extras=True)
+    try:
+        hints = typing.get_type_hints(fn, include_extras=True)
+    except NameError as e:  # string annotations name a type that is not importable where fn was defined
+        raise ToolError(f"{fn.__name__}: cannot resolve its type hints ({e}); import the types they use at the "
+                        "top of the module that defines the function.") from None
     properties: dict[str, dict] = {}
     required: list[str] = []
     for p in inspect.signature(fn).parameters.values():
@@ -168,7 +172,7 @@ def parameters_schema(fn: Callable, arg_docs: dict[str, str] | None = None) -> d
 def enum_converters(fn: Callable) -> dict[str, type[enum.Enum]]:
     """Parameters annotated with an Enum class: the registry turns their JSON values back into members."""
     found = {}
-    for name, hint in typing.get_type_hints(fn).items():
+    for name, hint in typing.get_type_hints(fn).items():  # parameters_schema has already checked they resolve
         options = typing.get_args(hint) if typing.get_origin(hint) in (typing.Union, types.UnionType) else (hint,)
         for option in options:
             if isinstance(option, type) and issubclass(option, enum.Enum):

@@ -93,6 +93,7 @@ def tool(fn: Callable | None = None, *, name: str | None = None, description: st
         if not text:
             raise ToolError(f"{f.__name__} has no docstring. A model chooses tools by their description: "
                             "write one (or pass description=...).")
+        parameters = parameters_schema(f, arg_docs)
         run = f
         if converters := enum_converters(f):  # JSON carries the Enum's value; the function wants the member
             @functools.wraps(f)
@@ -101,7 +102,7 @@ def tool(fn: Callable | None = None, *, name: str | None = None, description: st
                     if key in kwargs and kwargs[key] is not None and not isinstance(kwargs[key], kind):
                         kwargs[key] = kind(kwargs[key])
                 return f(*args, **kwargs)
-        return Tool(name or f.__name__, text, parameters_schema(f, arg_docs), run, side_effects, timeout)
+        return Tool(name or f.__name__, text, parameters, run, side_effects, timeout)
     return build(fn) if fn is not None else build
 
 

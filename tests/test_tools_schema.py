@@ -5,13 +5,13 @@ import enum
 import json
 import os
 from pathlib import Path
-from typing import Annotated, Any, Literal, Optional
+from typing import Annotated, Any, Literal, Optional, Union
 
 import pytest
 
 from handmade_agent.errors import ToolError
 from handmade_agent.schema import parse_docstring, type_schema
-from handmade_agent.tools import Tool, tool
+from handmade_agent.tools import Tool, ToolRegistry, tool
 
 GOLDEN = Path(__file__).parent / "golden"
 
@@ -167,3 +167,25 @@ def test_toolbox_schemas_and_description_match_golden_files():
         (GOLDEN / "toolbox_describe.txt").write_text(describe, encoding="utf-8")
     assert schemas == (GOLDEN / "toolbox_schemas.json").read_text(encoding="utf-8")
     assert describe == (GOLDEN / "toolbox_describe.txt").read_text(encoding="utf-8")
+
+
+def test_union_of_several_types_becomes_any_of():
+    @tool
+    def pick(item: Union[int, list[int]], label: Optional[Union[int, str]] = None) -> str:
+        """Pick."""
+        return ""
+
+    assert pick.parameters["properties"] == {
+        "item": {"anyOf": [{"type": "integer"}, {"type": "array", "items": {"type": "integer"}}]},
+        "label": {"anyOf": [{"anyOf": [{"type": "integer"}, {"type": "string"}]}, {"type": "null"}],
+                  "default": None}}
+    assert ToolRegistry([pick]).call("pick", {"item": ["1", 2]}).ok
+
+
+def test_unresolvable_string_annotation_is_a_clear_error():
+    def f(x: "NotImportedAnywhere") -> str:  # noqa: F821
+        """F."""
+        return ""
+
+    with pytest.raises(ToolError, match="cannot resolve its type hints"):
+        tool(f)
