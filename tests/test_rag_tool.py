@@ -45,7 +45,7 @@ def test_rag_messages_hold_passages_with_ids_and_an_example_citation(retriever):
     msgs = rag_messages("How long is the cable?", hits)
     assert [m.role for m in msgs] == ["system", "user"] and isinstance(msgs[0], Message)
     assert f"[{hits[0].id}]" in msgs[0].content and "for example [" + hits[0].id + "]" in msgs[0].content
-    assert msgs[1].content == "How long is the cable?"
+    assert msgs[1].content.startswith("How long is the cable?\n\n(") and f"[{hits[0].id}]" in msgs[1].content
     assert format_passages(hits, max_chars=10).count(" …") >= 1
 
 

@@ -10,8 +10,10 @@ A reranker has ``name`` and ``score(query, texts) -> list[float]``. Two here:
 - ``CrossEncoderReranker``: a ``sentence_transformers.CrossEncoder`` model, for
   users who have one (none ships in any package this course installs).
 - ``LLMJudgeReranker``: asks a chat model (the local one) to grade each passage
-  0–3 and parses the digit. Slow (one call per passage) and coarse (four grades;
-  ties keep the first-stage order), but it runs offline.
+  0–3 (after two worked examples) and parses the digit. Slow (one call per
+  passage) and coarse (four grades; ties keep the first-stage order), but it
+  runs offline. Measured: the 0.5B model grades almost every passage 3, so it
+  is a teaching implementation; pass a stronger ``llm`` for real use.
 
 Deliberately left out: listwise LLM reranking, score calibration, batching calls.
 
@@ -73,21 +75,35 @@ JUDGE_SYSTEM = (
     "1 = the passage is only loosely related\n"
     "0 = the passage is unrelated\n"
     "Reply with the digit only.")
+# Two worked examples (an invented product, so they cannot leak into any answer). The prefix they
+# form is identical in every call, so the local model evaluates it once and reuses its KV cache.
+JUDGE_EXAMPLES = (
+    ("How heavy is the Brookline B2 pump?", "Brookline B2 > Specifications\nThe pump weighs 4.2 kg.", "3"),
+    ("How heavy is the Brookline B2 pump?", "Harbour office > Parking\nVisitors park in bay C.", "0"),
+)
 GRADE = re.compile(r"[0-3]")
 
 
 class LLMJudgeReranker:
     """Grades each passage 0–3 with a chat model; an unreadable reply counts as 0 (and is counted)."""
 
-    def __init__(self, llm, *, max_chars: int = 700, max_tokens: int = 3, system: str = JUDGE_SYSTEM):
+    def __init__(self, llm, *, max_chars: int = 700, max_tokens: int = 3, system: str = JUDGE_SYSTEM,
+                 examples: tuple = JUDGE_EXAMPLES):
         self.llm, self.max_chars, self.max_tokens, self.system = llm, max_chars, max_tokens, system
+        self.examples = examples
         self.name = f"llm-judge:{getattr(llm, 'model', 'llm')}"
         self.calls = self.unparsed = 0
 
     def messages(self, query: str, text: str) -> list[dict]:
-        # the question comes before the passage so consecutive prompts share a prefix the local model reuses
-        return [{"role": "system", "content": self.system},
-                {"role": "user", "content": f"Question: {query}\n\nPassage:\n{text[: self.max_chars]}\n\nGrade (0-3):"}]
+        # shared prefix first (rules, examples, then the question), so consecutive prompts reuse the KV cache
+        msgs = [{"role": "system", "content": self.system}]
+        for q, passage, grade in self.examples:
+            msgs += [{"role": "user", "content": self._ask(q, passage)}, {"role": "assistant", "content": grade}]
+        return msgs + [{"role": "user", "content": self._ask(query, text[: self.max_chars])}]
+
+    @staticmethod
+    def _ask(query: str, text: str) -> str:
+        return f"Question: {query}\n\nPassage:\n{text}\n\nGrade (0-3):"
 
     def grade(self, query: str, text: str) -> float:
         self.calls += 1
