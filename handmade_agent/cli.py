@@ -24,6 +24,9 @@ DEMO_QUESTION = "Today is 2024-05-20. What weekday is it 150 days later?"
 def progress_bar(stage: str, done: int, total: int, width: int = 30) -> None:
     """Print a one-line progress bar to stderr (rewritten in place)."""
     frac = done / total if total else 1.0
+    if done < total and int(frac * 100) == getattr(progress_bar, "_last", -1):
+        return  # redraw once per percent, so logs of a non-terminal run stay short
+    progress_bar._last = -1 if done >= total else int(frac * 100)  # type: ignore[attr-defined]
     bar = "#" * int(frac * width)
     sys.stderr.write(f"\r{stage:>6} [{bar:<{width}}] {frac:6.1%} {done / 1e6:7.1f}/{total / 1e6:.1f} MB")
     if done >= total:
