@@ -38,3 +38,14 @@ def test_ask_against_an_unreachable_server_says_what_to_do():
     out = run("ask", "hi", "--backend", "openai", env=env, timeout=120)
     assert out.returncode == 2 and "Traceback" not in out.stderr
     assert "Cannot reach the model server" in out.stderr and "handmade-agent serve" in out.stderr
+
+
+@pytest.mark.model
+def test_demo_runs_the_agent_end_to_end_on_the_local_model():
+    env = {k: "" for k in ("HANDMADE_AGENT_BASE_URL",)}
+    out = run("demo", env=env, timeout=900)
+    assert out.returncode == 0, out.stderr
+    assert "action: add_days" in out.stdout or "action: weekday" in out.stdout  # each step is printed
+    last = out.stdout.strip().splitlines()
+    assert any(line.startswith("answer:") and "Thursday" in line for line in last)
+    assert "stop: final_answer" in out.stdout
