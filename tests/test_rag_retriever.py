@@ -86,7 +86,7 @@ def test_llm_judge_rerank_reorders_the_top_and_keeps_ties_in_order(chunks):
     assert [h.id for h in hits[4:]] == before[4:]
     assert [h.scores["rerank"] for h in hits[:4]] == [3.0, 3.0, 1.0, 0.0]
     assert all({"dense", "bm25", "blend", "rerank"} <= set(h.scores) for h in hits[:4])
-    assert judge.calls == 4 and judge.unparsed == 1
+    assert judge.calls == 4 and judge.unparsed == 1 and judge.grades == [1.0, 3.0, 0.0, 3.0]
     sent = judge.llm.calls[0]["messages"]
     assert [m.role for m in sent] == ["system", "user", "assistant", "user", "assistant", "user"]
     assert sent[-1].content.startswith("Question: pump fault") and sent[-1].content.endswith("Grade (0-3):")

@@ -93,6 +93,7 @@ class LLMJudgeReranker:
         self.examples = examples
         self.name = f"llm-judge:{getattr(llm, 'model', 'llm')}"
         self.calls = self.unparsed = 0
+        self.grades: list[float] = []  # every grade given, in order (to see how discriminating the judge is)
 
     def messages(self, query: str, text: str) -> list[dict]:
         # shared prefix first (rules, examples, then the question), so consecutive prompts reuse the KV cache
@@ -114,8 +115,8 @@ class LLMJudgeReranker:
         m = GRADE.search(reply)
         if m is None:
             self.unparsed += 1
-            return 0.0
-        return float(m.group())
+        self.grades.append(float(m.group()) if m else 0.0)
+        return self.grades[-1]
 
     def score(self, query: str, texts: Sequence[str]) -> list[float]:
         return [self.grade(query, t) for t in texts]

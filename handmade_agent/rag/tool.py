@@ -1,7 +1,8 @@
 """``knowledge_search``: the retriever as a tool the agent can call.
 
 The tool returns the top passages as text, each headed by its chunk id, and
-tells the model to cite those ids. A failure (empty query, no match) comes back
+tells the model to cite those ids. Every hit it returned is kept in
+``tool.fn.retrieved``, so ``context.cite`` can check the final answer's citations. A failure (empty query, no match) comes back
 as text saying what to try, never as an exception into the agent loop.
 
 Deliberately left out: letting the model pick the method or k (one knob fewer
@@ -22,20 +23,27 @@ DESCRIPTION = ("Search the knowledge base (product manuals and company notes, En
                "your answer. Use it for any question about the product or the company.")
 
 
+# closing the observation with what to do next keeps a small model from searching again and again
+ANSWER_HINT = "Answer from these passages if they hold the answer, citing the id in square brackets."
+
+
 def knowledge_search_tool(retriever, k: int = 4, *, method: str = "hybrid", where=None,
-                          name: str = "knowledge_search", max_chars: int = 600):
+                          name: str = "knowledge_search", max_chars: int = 600, hint: str | None = ANSWER_HINT):
     """A ``Tool`` with one string parameter ``query`` that searches ``retriever``."""
     from ..tools import Tool
 
     def knowledge_search(query: str) -> str:
+        """Search the knowledge base; returns passages headed by their ids."""
         if not str(query).strip():
             return "The query was empty. Call knowledge_search again with a few keywords from the question."
         hits = retriever.search(str(query), k=k, method=method, where=where)
+        knowledge_search.retrieved.extend(hits)
         if not hits:
             return (f"No passage matched {query!r}. Try other keywords (a fault code, a part name) "
                     "or answer that the knowledge base does not say.")
-        return format_passages(hits, max_chars)
+        return format_passages(hits, max_chars) + (f"\n\n{hint}" if hint else "")
 
+    knowledge_search.retrieved = []  # every hit shown to the model, so an answer's citations can be checked
     params = {"type": "object",
               "properties": {"query": {"type": "string", "description": "what to look for, in a few words"}},
               "required": ["query"]}
