@@ -60,7 +60,7 @@ def parse_state(text: str | bytes, *, kind: str | None = None, source: str = "st
     version = doc.get("version")
     if not isinstance(version, int) or isinstance(version, bool) or version < 1:
         raise StateError(f"{source} has an unknown format version {version!r}; this handmade-agent reads "
-                         f"versions 1 to {VERSION}. The file was left untouched.")
+                         f"whole-number versions from 1 up to {VERSION}. The file was left untouched.")
     if version > VERSION:
         raise StateError(f"{source} was written by a newer handmade-agent (format version {version}); this one "
                          f"reads up to version {VERSION}. Upgrade handmade-agent to load it; the file was left "
