@@ -47,7 +47,9 @@ def quality(args, docs, items, embedder) -> tuple[dict, dict]:
         r = Retriever(chunks, embedder)
         builds[chunking] = {"chunks": len(chunks), "seconds": time.perf_counter() - t0,
                             "embedded": embedder.misses, "from_cache": embedder.hits,
-                            "bm25_seconds": r.timings["bm25"]}
+                            "bm25_seconds": r.timings["bm25"],
+                            "passages_per_chunk": {lang: float(np.mean([len(c.passage_ids) for c in chunks
+                                                                         if c.lang == lang])) for lang in LANGS}}
         for method, label in (("dense", "dense"), ("bm25", "BM25"), ("rrf", "hybrid (RRF)"),
                               ("blend", "hybrid (blend, default)")):
             reports[f"{chunking}: {label}"] = evaluate_retriever(r, items, method)
@@ -62,7 +64,8 @@ def quality(args, docs, items, embedder) -> tuple[dict, dict]:
             t0 = time.perf_counter()
             reports[f"{chunking}: hybrid + LLM rerank, subset of {n}"] = evaluate_retriever(r, subset, "rerank")
             builds["rerank"] = {"questions": n, "calls": judge.calls, "unparsed": judge.unparsed,
-                                "seconds": time.perf_counter() - t0}
+                                "seconds": time.perf_counter() - t0,
+                                "grades": {g: judge.grades.count(g) for g in sorted(set(judge.grades))}}
     return reports, builds
 
 
@@ -101,16 +104,38 @@ def latency(sizes=(1_000, 10_000, 100_000), dim: int = 384, k: int = 5, queries:
 
 
 def verdict(reports: dict, chunking: str = "structure") -> list[str]:
+    """Is hybrid at least as good as the better single method, per language? With per-question wins and losses."""
     lines = []
     for lang in LANGS:
-        got = {m: reports[f"{chunking}: {m}"].mean(lang) for m in ("dense", "BM25", "hybrid (blend, default)")}
+        names = {"dense": "dense", "BM25": "BM25", "hybrid": "hybrid (blend, default)"}
+        reps = {m: reports[f"{chunking}: {full}"] for m, full in names.items()}
+        got = {m: r.mean(lang) for m, r in reps.items()}
         best = max(("dense", "BM25"), key=lambda m: (got[m]["recall@5"], got[m]["mrr"]))
-        h, b = got["hybrid (blend, default)"], got[best]
+        h, b = got["hybrid"], got[best]
         ok = h["recall@5"] >= b["recall@5"] - 1e-9 and h["mrr"] >= b["mrr"] - 1e-9
+        rr_h = {r.qid: r.rr for r in reps["hybrid"].rows if r.lang == lang}
+        rr_b = {r.qid: r.rr for r in reps[best].rows if r.lang == lang}
+        up = sum(rr_h[q] > rr_b[q] for q in rr_h)
+        down = sum(rr_h[q] < rr_b[q] for q in rr_h)
         lines.append(f"- {lang}: hybrid recall@5 {h['recall@5']:.3f} / MRR {h['mrr']:.3f} vs the better single "
                      f"method ({best}) {b['recall@5']:.3f} / {b['mrr']:.3f}: "
-                     + ("at least as good." if ok else "NOT at least as good on every metric (see the note)."))
+                     + ("at least as good" if ok else "not at least as good on every metric")
+                     + f"; hybrid ranks the first relevant chunk higher on {up} questions, lower on {down}.")
     return lines
+
+
+NOTE = """
+Note. Hybrid = blend of min-max normalized dense and BM25 scores over the top 10 of each, alpha 0.5, the dense
+weight multiplied by the embedder's coverage of the query (share of its tokens that are not [UNK]: about 1.0 for
+English, 0.1-0.4 for Chinese with MiniLM). It matches or beats the better single method on recall@5 in both
+languages. Where its MRR is slightly lower, the reason is structural: on questions where the better method
+alone already ranks the answer first, fusing in a second, weaker opinion can only keep it first or demote it,
+while the gains come on questions the better method ranks low. Equal-weight fusion (rows "RRF") shows what
+happens without the coverage weight: Chinese falls far below BM25 alone, because half of every fused list is
+MiniLM's noise on text it reads as [UNK]. The rerank rows change MRR only: the judge reorders the top 5, so the
+same 5 chunks stay in the top 5 and recall@5 cannot move. Fixed-size chunks look strong in Chinese because 600
+Chinese characters hold several short passages, and a chunk is credited for every passage it holds.
+"""
 
 
 def main() -> None:
@@ -132,19 +157,22 @@ def main() -> None:
     print("## Retrieval quality (each question searches its own language)\n")
     print(table(reports, LANGS))
     print("\n" + "\n".join(verdict(reports)))
+    print(NOTE)
     if "rerank" in builds:
         b = builds["rerank"]
-        print(f"- LLM-judge rerank: {b['calls']} model calls for {b['questions']} questions in {b['seconds']:.0f} s "
-              f"({b['unparsed']} unreadable grades).")
+        print(f"LLM-judge rerank: {b['calls']} model calls for {b['questions']} questions in {b['seconds']:.0f} s "
+              f"({b['unparsed']} unreadable grades); grades given: {b['grades']}.")
 
     rate = embed_rate(docs, inner)
     print("\n## Index build\n")
-    print("| chunking | chunks | build (embed + BM25) | texts embedded / from cache | BM25 build |")
-    print("|---|---|---|---|---|")
+    print("| chunking | chunks | build (embed + BM25) | texts embedded / from cache | BM25 build | "
+          "passages per chunk en / zh |")
+    print("|---|---|---|---|---|---|")
     for chunking in ("structure", "fixed"):
         b = builds[chunking]
+        ppc = b["passages_per_chunk"]
         print(f"| {chunking} | {b['chunks']} | {b['seconds']:.2f} s | {b['embedded']} / {b['from_cache']} | "
-              f"{1e3 * b['bm25_seconds']:.0f} ms |")
+              f"{1e3 * b['bm25_seconds']:.0f} ms | {ppc['en']:.2f} / {ppc['zh']:.2f} |")
     n_struct = builds["structure"]["chunks"]
     print(f"\nCold embedding throughput: {rate:.1f} chunks/s, so an uncached structure-aware build embeds "
           f"{n_struct} chunks in about {n_struct / rate:.0f} s; with the cache, 0 s.")

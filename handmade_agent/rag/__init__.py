@@ -12,7 +12,7 @@ when a real embedding model or cross-encoder is first used.
 from .bm25 import BM25
 from .cache import CachedEmbedder, EmbeddingCache, default_cache_dir
 from .chunking import Chunk, chunk_documents, fixed_chunks, split_sentences, structure_chunks
-from .context import check_citations, citations, format_passages, rag_messages
+from .context import attribute, check_citations, citations, cite, format_passages, rag_messages
 from .documents import Document, EvalItem, load_documents, load_eval, parse_document
 from .embedding import HashingEmbedder, SentenceTransformerEmbedder, default_model_path
 from .evaluation import EvalReport, evaluate, ndcg_at_k, recall_at_k, reciprocal_rank
@@ -20,7 +20,7 @@ from .fusion import blend, rrf
 from .index import VectorIndex, top_k
 from .rerank import CrossEncoderReranker, LLMJudgeReranker, Reranker
 from .retriever import METHODS, Hit, Retriever
-from .terms import terms
+from .terms import is_cjk, terms
 from .tool import knowledge_search_tool
 
 __all__ = [
@@ -28,8 +28,8 @@ __all__ = [
     "Chunk", "structure_chunks", "fixed_chunks", "chunk_documents", "split_sentences",
     "HashingEmbedder", "SentenceTransformerEmbedder", "default_model_path",
     "CachedEmbedder", "EmbeddingCache", "default_cache_dir",
-    "VectorIndex", "top_k", "BM25", "terms", "rrf", "blend",
+    "VectorIndex", "top_k", "BM25", "terms", "is_cjk", "rrf", "blend",
     "Hit", "Retriever", "METHODS", "Reranker", "CrossEncoderReranker", "LLMJudgeReranker",
     "evaluate", "EvalReport", "recall_at_k", "reciprocal_rank", "ndcg_at_k",
-    "format_passages", "rag_messages", "citations", "check_citations", "knowledge_search_tool",
+    "format_passages", "rag_messages", "citations", "check_citations", "attribute", "cite", "knowledge_search_tool",
 ]
