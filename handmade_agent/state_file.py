@@ -2,7 +2,8 @@
 
 A state file is one JSON object: ``{"format": "handmade-agent-state", "version": 1,
 "kind": "agent", "data": {...}}``. Saving never edits the file in place: it writes
-a temporary file in the same directory, flushes and fsyncs it, renames it over
+a temporary file in the same directory (unbuffered ``os.write`` calls, so
+there is no user-space buffer left to flush), fsyncs it, renames it over
 the old file with ``os.replace`` (atomic on POSIX and Windows), then fsyncs the
 directory so the rename itself survives a power cut. A crash at any moment
 leaves either the old file or the new one, never half of each.
