@@ -21,6 +21,10 @@ from .events import (Alert, Event, LLMCallFinished, LLMCallStarted, Observer, Pa
                      RunFinished, RunStarted, ToolFinished, ToolStarted, emit, event_from_dict)
 from .observers import (ConsolePrinter, JSONLLogger, ThresholdAlerts, Trace, TraceRecorder, TraceSummary,
                         read_trace, redact)
+# 05 memory and persistence
+from .memory import ConversationMemory, memory_from_dict
+from .summary_memory import SummaryMemory
+from .storage import SQLiteStore, load_agent, load_state, save_agent, save_state
 
 __version__ = "0.1.0"
 
@@ -34,4 +38,6 @@ __all__ = [
     "ParseFailed", "ToolStarted", "ToolFinished", "RunFinished", "Alert", "ReplyEdited",
     "ConsolePrinter", "TraceRecorder", "Trace", "TraceSummary", "JSONLLogger", "read_trace", "redact",
     "ThresholdAlerts",
+    "ConversationMemory", "SummaryMemory", "memory_from_dict", "save_state", "load_state", "save_agent",
+    "load_agent", "SQLiteStore",
 ]
