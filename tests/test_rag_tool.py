@@ -9,7 +9,7 @@ from handmade_agent.rag.context import attribute, check_citations, citations, ci
 from handmade_agent.rag.documents import load_documents
 from handmade_agent.rag.embedding import HashingEmbedder
 from handmade_agent.rag.retriever import Retriever
-from handmade_agent.rag.tool import knowledge_search_tool
+from handmade_agent.rag.tool import knowledge_agent_prompt, knowledge_search_tool
 from handmade_agent.tools import Tool, ToolRegistry
 from test_rag_data import write_kb
 
@@ -128,3 +128,16 @@ def test_chunk_viewer_draws_boundaries_and_switches_chunker(docs):
     assert viewer.doc.lang == "zh" and "布鲁克林" in viewer.html()
     assert "text/html" in viewer._repr_mimebundle_()
     assert "&lt;" not in chunks_html(docs[1], []) and "office: 0 chunks" in chunks_html(docs[1], [])
+
+
+def test_agent_prompt_with_a_search_example_drives_a_scripted_agent(retriever):
+    from handmade_agent.agent import Agent
+    t = knowledge_search_tool(retriever, k=2)
+    prompt = knowledge_agent_prompt([t])
+    assert "Action: knowledge_search" in prompt and "W-99" in prompt and "- knowledge_search:" in prompt
+    llm = ScriptedLLM(['Thought: search\nAction: knowledge_search\nAction Input: {"query": "office Friday closing"}',
+                       "Thought: found it\nFinal Answer: 15:00 [office#hours:1]"])
+    result = Agent(llm, [t], system_prompt=prompt).run("When does the office close on Friday?")
+    assert result.stop_reason == "final_answer" and result.tools_used == ["knowledge_search"]
+    assert cite(result.answer, t.fn.retrieved) == ("15:00 [office#hours:1]", ["office#hours:1"])
+    assert llm.calls[0]["messages"][0].content == prompt

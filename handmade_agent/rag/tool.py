@@ -5,6 +5,10 @@ tells the model to cite those ids. Every hit it returned is kept in
 ``tool.fn.retrieved``, so ``context.cite`` can check the final answer's citations. A failure (empty query, no match) comes back
 as text saying what to try, never as an exception into the agent loop.
 
+``knowledge_agent_prompt(tools)`` is the ReAct system prompt plus one worked
+example of a search (about an invented pump, so it cannot leak into answers):
+with it the 0.5B model searches on its own instead of answering from memory.
+
 Deliberately left out: letting the model pick the method or k (one knob fewer
 for a small model to get wrong); both are fixed when the tool is made.
 
@@ -49,3 +53,18 @@ def knowledge_search_tool(retriever, k: int = 4, *, method: str = "hybrid", wher
               "required": ["query"]}
     # loading the embedding model on the first query can take seconds, hence the generous time-out
     return Tool(name, DESCRIPTION, params, knowledge_search, timeout=60.0)
+
+
+# (question, [(thought, tool, arguments, observation)], final thought, answer), the shape react_prompt renders
+KB_EXAMPLE = (
+    "What does warning W-99 mean on the Brookline B2 pump?",
+    [("I should search the knowledge base for W-99.", "knowledge_search", {"query": "warning W-99 Brookline B2"},
+      "[b2-manual#warnings:1] Brookline B2 manual > Warnings\n| W-99 | The sieve is clogged | Rinse the sieve |")],
+    "The passage [b2-manual#warnings:1] gives the meaning of W-99.",
+    "W-99 means the sieve is clogged; rinse it [b2-manual#warnings:1].")
+
+
+def knowledge_agent_prompt(tools) -> str:
+    """``build_system_prompt(tools)`` plus a worked knowledge_search example (for ``Agent(system_prompt=...)``)."""
+    from ..react_prompt import build_system_prompt, render_example
+    return build_system_prompt(tools) + "\n\nExample:\n\n" + render_example(KB_EXAMPLE)
