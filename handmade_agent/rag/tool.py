@@ -55,16 +55,18 @@ def knowledge_search_tool(retriever, k: int = 4, *, method: str = "hybrid", wher
     return Tool(name, DESCRIPTION, params, knowledge_search, timeout=60.0)
 
 
-# (question, [(thought, tool, arguments, observation)], final thought, answer), the shape react_prompt renders
-KB_EXAMPLE = (
-    "What does warning W-99 mean on the Brookline B2 pump?",
-    [("I should search the knowledge base for W-99.", "knowledge_search", {"query": "warning W-99 Brookline B2"},
-      "[b2-manual#warnings:1] Brookline B2 manual > Warnings\n| W-99 | The sieve is clogged | Rinse the sieve |")],
-    "The passage [b2-manual#warnings:1] gives the meaning of W-99.",
-    "W-99 means the sieve is clogged; rinse it [b2-manual#warnings:1].")
+# One worked search about an invented pump (so it cannot leak into answers), in the ReAct text protocol.
+KB_EXAMPLE = """Question: What does warning W-99 mean on the Brookline B2 pump?
+Thought: I should search the knowledge base for W-99.
+Action: knowledge_search
+Action Input: {"query": "warning W-99 Brookline B2"}
+Observation: [b2-manual#warnings:1] Brookline B2 manual > Warnings
+| W-99 | The sieve is clogged | Rinse the sieve |
+Thought: The passage [b2-manual#warnings:1] gives the meaning of W-99.
+Final Answer: W-99 means the sieve is clogged; rinse it [b2-manual#warnings:1]."""
 
 
 def knowledge_agent_prompt(tools) -> str:
     """``build_system_prompt(tools)`` plus a worked knowledge_search example (for ``Agent(system_prompt=...)``)."""
-    from ..react_prompt import build_system_prompt, render_example
-    return build_system_prompt(tools) + "\n\nExample:\n\n" + render_example(KB_EXAMPLE)
+    from ..react import build_system_prompt
+    return build_system_prompt(tools, few_shot=False) + "\n\nExample:\n\n" + KB_EXAMPLE
