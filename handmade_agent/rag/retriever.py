@@ -127,7 +127,7 @@ class Retriever:
             stage = {i: float(sparse[i]) for i in sparse_ids}
         else:
             dense_ids = [int(i) for i in top_k(dense, min(n, int(mask.sum())))]
-            trust = self.dense_trust(query)
+            trust = self.dense_trust(query) if name in ("blend", "rrf") else 1.0
             if name == "dense":
                 stage = {i: float(dense[i]) for i in dense_ids}
             elif name == "blend":
