@@ -141,3 +141,22 @@ def test_agent_prompt_with_a_search_example_drives_a_scripted_agent(retriever):
     assert result.stop_reason == "final_answer" and result.tools_used == ["knowledge_search"]
     assert cite(result.answer, t.fn.retrieved) == ("15:00 [office#hours:1]", ["office#hours:1"])
     assert llm.calls[0]["messages"][0].content == prompt
+
+
+@pytest.mark.model
+def test_local_model_answers_from_injected_passages_and_grades_them(local_llm):
+    from handmade_agent.rag.rerank import LLMJudgeReranker
+    from test_rag_data import DATA
+    faults = [d for d in load_documents(DATA / "kb", ("en",)) if d.doc_id == "t4-fault-codes"]
+    if not faults:
+        pytest.skip("the knowledge base has no t4-fault-codes document")
+    r = Retriever(chunk_documents(faults))
+    question = "What does fault code E-17 mean on the Tessel T4?"
+    hits = r.search(question, k=3, method="bm25")
+    reply = local_llm.complete(rag_messages(question, hits), max_tokens=60).text
+    assert "calibration" in reply.lower(), reply
+    text, ids = cite(reply, hits)
+    assert ids and ids[0].startswith("t4-fault-codes#arm-codes"), (text, ids)
+    judge = LLMJudgeReranker(local_llm)
+    grades = judge.score(question, [hits[0].chunk.search_text, "Visitors park in bay C."])
+    assert judge.unparsed == 0 and all(g in (0.0, 1.0, 2.0, 3.0) for g in grades)
