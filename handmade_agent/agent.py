@@ -31,8 +31,9 @@ from typing import Any, Iterable
 
 from . import events as ev
 from .errors import ConfigError, FormatError, LLMError, StateError
-from .llm import Completion, Message, Usage
-from .react import STOP, FinalAnswer, build_system_prompt, parse
+from .llm import Completion, Message, ToolCall, Usage
+from .react import STOP, Action, FinalAnswer, build_system_prompt, parse
+from .react_prompt import few_shot_messages
 from .react_args import loads_lenient
 from .steps import RunResult, Step, ToolUse, input_text
 from .tools import Tool, ToolRegistry
@@ -63,7 +64,7 @@ class Agent:
     def __init__(self, llm: Any, tools: ToolRegistry | Iterable[Tool], *, strategy: str = "react",
                  max_steps: int = 8, time_budget: float | None = None, max_format_errors: int = 3,
                  memory: Any = None, observers: Iterable[ev.Observer] = (), system_prompt: str | None = None,
-                 few_shot: bool = True, llm_retries: int = 1, max_tokens: int = 256):
+                 few_shot: bool = True, llm_retries: int = 1, max_tokens: int = 256, recap_results: bool = True):
         if strategy not in ("react", "native"):
             raise ConfigError(f"strategy must be 'react' or 'native', not {strategy!r}.")
         if max_steps < 1 or max_format_errors < 1 or llm_retries < 0:
@@ -72,7 +73,7 @@ class Agent:
         self.tools = tools if isinstance(tools, ToolRegistry) else ToolRegistry(tools)
         self.strategy, self.max_steps, self.time_budget = strategy, max_steps, time_budget
         self.max_format_errors, self.system_prompt, self.few_shot = max_format_errors, system_prompt, few_shot
-        self.llm_retries, self.max_tokens = llm_retries, max_tokens
+        self.llm_retries, self.max_tokens, self.recap_results = llm_retries, max_tokens, recap_results
         self.last_result: RunResult | None = None
         self._run: _Run | None = None
 
@@ -80,13 +81,18 @@ class Agent:
         """The constructor settings as JSON-able data: ``Agent(llm, tools, **agent.settings())`` rebuilds it."""
         return {"strategy": self.strategy, "max_steps": self.max_steps, "time_budget": self.time_budget,
                 "max_format_errors": self.max_format_errors, "system_prompt": self.system_prompt,
-                "few_shot": self.few_shot, "llm_retries": self.llm_retries, "max_tokens": self.max_tokens}
+                "few_shot": self.few_shot, "llm_retries": self.llm_retries, "max_tokens": self.max_tokens,
+                "recap_results": self.recap_results}
 
     def prompt(self) -> str:
         """The system prompt this agent sends."""
         if self.system_prompt is not None:
             return self.system_prompt
-        return build_system_prompt(self.tools, self.few_shot) if self.strategy == "react" else NATIVE_SYSTEM_PROMPT
+        return build_system_prompt(self.tools, few_shot=False) if self.strategy == "react" else NATIVE_SYSTEM_PROMPT
+
+    def examples(self) -> list[Message]:
+        """The worked examples sent as chat turns before the question (text ReAct with few_shot only)."""
+        return few_shot_messages(self.tools) if self.few_shot and self.strategy == "react" else []
 
     # --- the loop --------------------------------------------------------------------------------
 
@@ -101,7 +107,7 @@ class Agent:
     def start(self, question: str) -> None:
         """Begin a run without taking a step (for step-through debugging)."""
         history = [self._from_memory(m) for m in (self.memory.messages() if self.memory is not None else [])]
-        prefix = [Message("system", self.prompt()), *history, Message("user", question)]
+        prefix = [Message("system", self.prompt()), *self.examples(), *history, Message("user", question)]
         self._run = _Run(f"run-{uuid.uuid4().hex[:8]}", question, time.perf_counter(), prefix)
         self._emit(ev.RunStarted(question=question, settings=self.settings()), 0)
 
@@ -112,7 +118,11 @@ class Agent:
     def messages(self) -> list[Message]:
         """Exactly what the model is sent at the next step."""
         r = self._state()
-        return r.prefix + [m for s in r.steps for m in s.to_messages()]
+        out, results = list(r.prefix), []
+        for s in r.steps:
+            out += s.to_messages(results if self.recap_results else ())
+            results += [u.observation for u in s.tool_uses if u.ok and s.kind == "action"]
+        return out
 
     def propose(self) -> str | None:
         """Ask the model for its next reply without acting on it; ``step()`` then uses it. None if stopped."""
@@ -164,16 +174,25 @@ class Agent:
         return Step(index, "action", c.text, parsed.thought, [use])
 
     def _native_step(self, r: _Run, index: int, c: Completion) -> Step:
-        if not c.tool_calls:
-            if "<tool_call>" in c.text or not c.text.strip():
-                problem = "Your tool call was not valid JSON." if c.text.strip() else "Your reply was empty."
-                return self._format_error(r, index, c.text, problem, problem + " Call a tool with a JSON object of "
-                                          "arguments, or answer the user in plain text.")
-            r.format_errors = 0
-            return self._final(index, c.text, c.text.strip(), "")
+        calls = c.tool_calls
+        if not calls:  # small models often write the call as bare JSON or in ReAct form: read it if we can
+            try:
+                parsed = parse(c.text)
+            except FormatError:
+                parsed = None
+            if isinstance(parsed, Action):
+                calls = [ToolCall(parsed.tool, input_text(parsed.input), f"call_{index}")]
+            elif '"arguments"' in c.text or "<tool_call>" in c.text or not c.text.strip():
+                problem = "Your reply was empty." if not c.text.strip() else "Your tool call could not be read."
+                return self._format_error(r, index, c.text, problem, problem + " Call one tool with a valid JSON "
+                                          "object of arguments, or answer the user in plain text.")
+            else:
+                r.format_errors = 0
+                answer = parsed.answer if isinstance(parsed, FinalAnswer) else c.text.strip()
+                return self._final(index, c.text, answer, "")
         r.format_errors = 0
         uses = []
-        for call in c.tool_calls:
+        for call in calls:
             args = loads_lenient(call.arguments or "{}")
             use = self._act(r, index, call.name, args if isinstance(args, dict) else call.arguments)
             use.call_id = call.id

@@ -127,6 +127,9 @@ def _read_action(text: str) -> tuple[str, object]:
     call = parse_call(first)
     if call:
         return call
+    if (m := re.match(r"^[`'\"]*([^\W\d][\w.\-]*)\s*\(", first.strip())) and not below.strip():
+        # "calculator(expression: ...)": the name is clear; its arguments must come from Action Input
+        return m.group(1), None
     m = _NAME.match(first.strip())
     line_rest = m.group(2).strip() if m else ""
     if not m or (line_rest and not line_rest.startswith("{")):

@@ -1,21 +1,29 @@
-"""The ReAct system prompt: tools, the exact reply format, and worked examples.
+"""The ReAct prompt: tools, the exact reply format, worked examples, and how results are shown.
 
 ``build_system_prompt(registry)`` lists each tool with the JSON its input
-takes, states the format (``Thought`` / ``Action`` / ``Action Input``, or
-``Thought`` / ``Final Answer``), and adds few-shot examples that use only
-tools the registry really has. ``STOP`` ends generation before the model can
-write an ``Observation:`` itself.
+takes and states the format (``Thought`` / ``Action`` / ``Action Input``, or
+``Thought`` / ``Final Answer``); with ``few_shot=True`` the examples of
+``react_examples`` follow as text. The agent instead sends the examples as
+chat turns (``few_shot_messages``), the same shape as its real history.
+``observation_text`` writes what the model sees after a tool ran: once there
+are two or more results it repeats all of them, numbered, because a small
+model copies from the latest message far more reliably than from older ones.
+``STOP`` ends generation before the model can write an ``Observation:`` itself.
 
 Deliberately left out: per-model prompt variants; one prompt, tuned on the
 course's 0.5B model, is what every backend gets.
 
-    >>> "Final Answer:" in build_system_prompt([], few_shot=False)
-    True
+    >>> observation_text(["sunny", "rain"])
+    'Observation: results so far:\\n1. sunny\\n2. rain'
 """
 from __future__ import annotations
 
 import json
-from typing import Any, Iterable
+from typing import Any, Iterable, Sequence
+
+from .llm import Message
+from .react_examples import EXAMPLES, Example, usable
+from .tools import type_text
 
 STOP = ["Observation:"]
 
@@ -27,51 +35,67 @@ or, when you know the answer:
 Thought: <why you are done>
 Final Answer: <the answer>"""
 
-# Each example: the tools it needs, then the transcript. Only examples whose tools all exist are shown.
-EXAMPLES: list[tuple[tuple[str, ...], str]] = [
-    (("calculator",), """Question: What is 17% of 2350?
-Thought: I need to multiply 2350 by 0.17.
-Action: calculator
-Action Input: {"expression": "2350 * 0.17"}
-Observation: 399.5
-Thought: I know the answer.
-Final Answer: 17% of 2350 is 399.5."""),
-]
+RULES = ("After Action Input, stop: the tool's result comes back as 'Observation: ...'. Never write the "
+         "Observation yourself. Use the tools for every calculation and fact. In your first Thought write a "
+         "numbered plan of the tool calls you need; then do one step at a time and never repeat a call.")
 
 
-def _tools_of(registry: Any) -> list:
-    return list(registry) if registry is not None else []
+def observation_text(results: Sequence[str]) -> str:
+    """The Observation message: the one result, or all results so far once there are several."""
+    if len(results) == 1:
+        return f"Observation: {results[0]}"
+    return "Observation: results so far:\n" + "\n".join(f"{i}. {r}" for i, r in enumerate(results, 1))
 
 
-def _example_args(parameters: dict) -> str:
-    """A JSON skeleton of a tool's arguments, e.g. {"city": "<string>"}."""
+def step_text(thought: str, tool: str, args: Any) -> str:
+    """An action step exactly as the model should write it."""
+    args_text = args if isinstance(args, str) else json.dumps(args, ensure_ascii=False)
+    return (f"Thought: {thought}\n" if thought else "") + f"Action: {tool}\nAction Input: {args_text}"
+
+
+def final_text(thought: str, answer: str) -> str:
+    return (f"Thought: {thought}\n" if thought else "") + f"Final Answer: {answer}"
+
+
+def example_messages(example: Example) -> list[Message]:
+    """One example as the chat turns of a real run."""
+    messages, results = [Message("user", example.question)], []
+    for call in example.calls:
+        results.append(call.result)
+        messages += [Message("assistant", step_text(call.thought, call.tool, call.args)),
+                     Message("user", observation_text(results))]
+    return messages + [Message("assistant", final_text(example.thought, example.answer))]
+
+
+def few_shot_messages(registry: Any) -> list[Message]:
+    """The usable examples for these tools, as chat turns to place before the real question."""
+    tools = list(registry or [])
+    return [m for e in EXAMPLES if usable(e, tools) for m in example_messages(e)]
+
+
+def _arguments_shape(parameters: dict) -> str:
+    """The shape of a tool's arguments, e.g. {"city": string, "date": "today" | "tomorrow"}."""
     props = (parameters or {}).get("properties", {})
-    return json.dumps({k: f"<{v.get('type', 'value')}>" for k, v in props.items()}, ensure_ascii=False)
+    return "{" + ", ".join(f"{json.dumps(k, ensure_ascii=False)}: {type_text(v)}" for k, v in props.items()) + "}"
 
 
 def describe_tools(tools: Iterable[Any]) -> str:
     """One line per tool: name, description, and the JSON its Action Input takes."""
-    lines = []
-    for t in tools:
-        desc = " ".join((t.description or "").split())
-        lines.append(f"- {t.name}: {desc} Action Input: {_example_args(t.parameters)}")
+    lines = [f"- {t.name}: {' '.join((t.description or '').split())} Action Input: {_arguments_shape(t.parameters)}"
+             for t in tools]
     return "\n".join(lines) or "(no tools: answer directly with Final Answer)"
 
 
 def build_system_prompt(registry: Any, few_shot: bool = True) -> str:
     """The system prompt for a text-ReAct agent using the tools in ``registry`` (a ToolRegistry or list)."""
-    tools = _tools_of(registry)
+    tools = list(registry or [])
     names = ", ".join(t.name for t in tools) or "none"
-    parts = [
-        "You answer questions step by step using tools.",
-        "Tools:\n" + describe_tools(tools),
-        FORMAT_HELP.replace("<one tool name>", f"<one of: {names}>"),
-        "After Action Input, stop: the tool's result comes back as 'Observation: ...'. "
-        "Never write the Observation yourself. Use the tools for every calculation and fact.",
-    ]
+    parts = ["You answer questions step by step using tools.", "Tools:\n" + describe_tools(tools),
+             FORMAT_HELP.replace("<one tool name>", f"<one of: {names}>"), RULES]
     if few_shot:
-        have = {t.name for t in tools}
-        shots = [text for needs, text in EXAMPLES if set(needs) <= have]
+        shots = ["\n".join(("Question: " if m.role == "user" and i == 0 else "") + m.content
+                           for i, m in enumerate(example_messages(e)))
+                 for e in EXAMPLES if usable(e, tools)]
         if shots:
-            parts.append("Example:\n" + "\n\n".join(shots))
+            parts.append("Examples:\n\n" + "\n\n".join(shots))
     return "\n\n".join(parts)

@@ -18,9 +18,10 @@ from __future__ import annotations
 
 import json
 from dataclasses import asdict, dataclass, field
-from typing import Any
+from typing import Any, Sequence
 
 from .llm import Message, ToolCall, Usage
+from .react_prompt import final_text, observation_text, step_text
 
 STEP_KINDS = ("action", "final_answer", "format_error", "model_error")
 STOP_REASONS = ("final_answer", "max_steps", "time_budget", "repeated_action", "format_errors", "model_error")
@@ -74,20 +75,24 @@ class Step:
             return "\n".join(u.observation for u in self.tool_uses)
         return self.feedback
 
-    def to_messages(self) -> list[Message]:
-        """This step as chat messages, in the form the model should imitate next time."""
+    def to_messages(self, earlier_results: Sequence[str] = ()) -> list[Message]:
+        """This step as chat messages, in the form the model should imitate next time.
+
+        ``earlier_results`` are the successful tool results of previous steps; a text-ReAct
+        observation repeats them before this step's result (see ``react_prompt.observation_text``).
+        """
         if self.kind == "model_error":
             return []
         if self.native:
             return self._native_messages()
         if self.kind == "format_error":
             return [Message("assistant", self.reply), Message("user", f"Observation: {self.feedback}")]
-        head = f"Thought: {self.thought}\n" if self.thought else ""
         if self.kind == "final_answer":
-            return [Message("assistant", f"{head}Final Answer: {self.answer}")]
+            return [Message("assistant", final_text(self.thought, self.answer or ""))]
         u = self.tool_uses[0]
-        return [Message("assistant", f"{head}Action: {u.tool}\nAction Input: {input_text(u.input)}"),
-                Message("user", f"Observation: {u.observation}")]
+        results = [*earlier_results, u.observation] if u.ok else [u.observation]
+        return [Message("assistant", step_text(self.thought, u.tool, u.input)),
+                Message("user", observation_text(results))]
 
     def _native_messages(self) -> list[Message]:
         if self.kind == "final_answer":

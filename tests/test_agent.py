@@ -186,7 +186,14 @@ def test_native_malformed_call_is_a_format_error():
     llm = ScriptedLLM([Completion('<tool_call>{"name": "add", "arguments": {a: }</tool_call>'), Completion("ok")])
     result = Agent(llm, make_tools(), strategy="native").run("?")
     assert [s.kind for s in result.steps] == ["format_error", "final_answer"]
-    assert "not valid JSON" in llm.calls[1]["messages"][-1].content
+    assert "could not be read" in llm.calls[1]["messages"][-1].content
+
+
+def test_native_reads_a_call_written_as_bare_json_text():
+    llm = ScriptedLLM([Completion('{"name": "add", "arguments": {"a": 1, "b": 2}}'), Completion("3")])
+    result = Agent(llm, make_tools(), strategy="native").run("?")
+    assert result.steps[0].tool_uses[0].observation == "3" and result.answer == "3"
+    assert llm.calls[1]["messages"][-1].role == "tool"
 
 
 def test_step_through_with_proposal_and_override():

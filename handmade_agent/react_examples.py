@@ -1,0 +1,79 @@
+"""Worked examples for the ReAct prompt, as data.
+
+Each example is a question, its tool steps (thought, tool, arguments, the
+tool's result) and the final thought and answer. ``react_prompt`` renders
+them either as text inside the system prompt or as chat turns, in exactly
+the form the agent's own history takes. An example is used only if the
+registry has every tool it calls, with every argument it passes.
+
+The style is tuned on the 0.5B local model: the first thought writes a
+numbered plan ("Plan: 1. ... 2. ..."), each later thought names the next plan
+step, and the answer copies the tool results it relies on word for word.
+Small models follow a plan they wrote themselves far better than they
+decide, after each result, what is still missing.
+
+Deliberately left out: examples that solve the course's own notebook tasks.
+
+    >>> [e.question for e in EXAMPLES][:1]
+    ['What is (17 + 25) * 3 - 4?']
+"""
+from __future__ import annotations
+
+from dataclasses import dataclass, field
+from typing import Any
+
+
+@dataclass
+class Call:
+    thought: str
+    tool: str
+    args: dict
+    result: str
+
+
+@dataclass
+class Example:
+    question: str
+    calls: list[Call] = field(default_factory=list)
+    thought: str = "All steps done."
+    answer: str = ""
+
+
+EXAMPLES: list[Example] = [
+    Example("What is (17 + 25) * 3 - 4?",
+            [Call("Plan: 1. calculate: (17 + 25) * 3 - 4.",
+                  "calculator", {"expression": "(17 + 25) * 3 - 4"}, "122")],
+            "All 1 steps done.", "(17 + 25) * 3 - 4 = 122."),
+    Example("What is 17% of 2350?",
+            [Call("Plan: 1. calculate: 2350 * 0.17.",
+                  "calculator", {"expression": "2350 * 0.17"}, "399.5")],
+            "All 1 steps done.", "17% of 2350 is 399.5."),
+    Example("Today is 2024-03-01. What date is it 45 days later?",
+            [Call("Plan: 1. add 45 days to 2024-03-01.",
+                  "add_days", {"date": "2024-03-01", "days": 45}, "2024-03-01 + 45 days = 2024-04-15 (Monday, 星期一)")],
+            "All 1 steps done.", "45 days after 2024-03-01 it is 2024-04-15, a Monday (星期一)."),
+    Example("Is 广州 warmer today than 杭州 tomorrow?",
+            [Call("Plan: 1. 广州 today 2. 杭州 tomorrow. Step 1: 广州 today.", "get_weather",
+                  {"city": "广州", "date": "today"},
+                  "广州 (Guangzhou), today: Rain / 雨, 17-22 °C, humidity 90%, chance of rain 85%"),
+             Call("Step 2: 杭州 tomorrow.", "get_weather", {"city": "杭州", "date": "tomorrow"},
+                  "杭州 (Hangzhou), tomorrow: Sunny / 晴, 24-31 °C, humidity 45%, chance of rain 5%")],
+            "All 2 steps done.",
+            "广州 (Guangzhou), today: Rain / 雨, 17-22 °C, humidity 90%, chance of rain 85%. "
+            "杭州 (Hangzhou), tomorrow: Sunny / 晴, 24-31 °C, humidity 45%, chance of rain 5%."),
+    Example("成都明天和西安今天哪个更干燥？",
+            [Call("Plan: 1. 成都 tomorrow 2. 西安 today. Step 1: 成都 tomorrow.", "get_weather",
+                  {"city": "成都", "date": "tomorrow"},
+                  "成都 (Chengdu), tomorrow: Overcast / 阴, 19-26 °C, humidity 75%, chance of rain 30%"),
+             Call("Step 2: 西安 today.", "get_weather", {"city": "西安", "date": "today"},
+                  "西安 (Xi'an), today: Sunny / 晴, 16-29 °C, humidity 30%, chance of rain 0%")],
+            "All 2 steps done.",
+            "成都 (Chengdu), tomorrow: Overcast / 阴, 19-26 °C, humidity 75%, chance of rain 30%. "
+            "西安 (Xi'an), today: Sunny / 晴, 16-29 °C, humidity 30%, chance of rain 0%."),
+]
+
+
+def usable(example: Example, tools: list[Any]) -> bool:
+    """Does every call in the example name a tool we have, with arguments it accepts?"""
+    params = {t.name: set((t.parameters or {}).get("properties", {})) for t in tools}
+    return all(c.tool in params and set(c.args) <= params[c.tool] for c in example.calls)
