@@ -70,16 +70,16 @@ def main(argv: list[str]) -> int:
     for row in rows:
         for name, parser in (("package", parse), ("naive", naive_parse)):
             ok = matches(run(parser, row["text"]), row["expect"])
-            for key in (row["category"], "ALL"):
+            for key in (row["category"], f"source:{row['source']}", "ALL"):
                 score[name][key][0] += ok
                 score[name][key][1] += 1
             if name == "package" and not ok:
                 failures.append(row)
-    cats = sorted({r["category"] for r in rows}) + ["ALL"]
-    print(f"{'category':<14}{'rows':>6}{'package':>10}{'naive':>10}")
+    cats = sorted({r["category"] for r in rows}) + sorted({f"source:{r['source']}" for r in rows}) + ["ALL"]
+    print(f"{'category':<22}{'rows':>6}{'package':>10}{'naive':>10}")
     for c in cats:
         p, n = score["package"][c], score["naive"][c]
-        print(f"{c:<14}{p[1]:>6}{p[0] / p[1]:>10.0%}{n[0] / n[1]:>10.0%}")
+        print(f"{c:<22}{p[1]:>6}{p[0] / p[1]:>10.0%}{n[0] / n[1]:>10.0%}")
     texts = [r["text"] for r in rows]
     timing = {}
     for name, parser in (("package", parse), ("naive", naive_parse)):

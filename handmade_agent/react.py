@@ -31,6 +31,7 @@ __all__ = ["Action", "FinalAnswer", "parse", "build_system_prompt", "STOP", "FOR
 _NONE_WORDS = {"none", "n/a", "na", "no action", "null", "无", "不需要", "-"}
 _FINAL_NAMES = {"finalanswer", "final", "finish", "answer", "最终答案"}
 _NAME = re.compile(r"^[`'\"\[*]*([^\W\d][\w.\-]*)[`'\"\]*]*\s*[.,:;。，：]?\s*(.*)$", re.S)
+_WRAPPER = re.compile(r"^(?:the|use|using|call|calling|调用|使用)\s*(?=\S)|(?<=\S)\s*(?:tool|function|工具|函数)$", re.I)
 _TOOL_CALL = re.compile(r"<tool_call>(.*?)(?:</tool_call>|$)", re.S | re.I)
 _ARG_KEYS = ("action_input", "arguments", "args", "input", "parameters", "params", "tool_input")
 _NAME_KEYS = ("action", "name", "tool", "tool_name", "function")
@@ -113,6 +114,14 @@ def _read_input(text: str, tool: str) -> dict | str:
     return t.split("\n\n")[0].strip()  # a plain-string input: its first paragraph
 
 
+def _bare_name(line: str) -> str:
+    """Drop the words small models wrap a tool name in: "The `get_weather` tool." -> "`get_weather`"."""
+    line, before = line.strip().rstrip(".。"), None
+    while line != before:
+        before, line = line, _WRAPPER.sub("", line).strip()
+    return line
+
+
 def _read_action(text: str) -> tuple[str, object]:
     """(tool, arguments written on the Action line itself, or None)."""
     t = _clean(text)
@@ -130,7 +139,7 @@ def _read_action(text: str) -> tuple[str, object]:
     if (m := re.match(r"^[`'\"]*([^\W\d][\w.\-]*)\s*\(", first.strip())) and not below.strip():
         # "calculator(expression: ...)": the name is clear; its arguments must come from Action Input
         return m.group(1), None
-    m = _NAME.match(first.strip())
+    m = _NAME.match(_bare_name(first))
     line_rest = m.group(2).strip() if m else ""
     if not m or (line_rest and not line_rest.startswith("{")):
         raise _fail(f"'Action:' must be exactly one tool name; you wrote {first.strip()[:60]!r}.",

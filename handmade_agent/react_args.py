@@ -144,6 +144,8 @@ def parse_call(text: str) -> tuple[str, dict | str] | None:
         return None
     if not isinstance(node, ast.Call) or any(k.arg is None for k in node.keywords):
         return None
+    if any(isinstance(a, ast.Name) for a in node.args):
+        return None  # calculator(expression): a signature naming parameters, not a call with values
     if node.keywords and not node.args:
         args: dict[str, Any] = {}
         for kw in node.keywords:
