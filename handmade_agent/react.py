@@ -31,7 +31,9 @@ __all__ = ["Action", "FinalAnswer", "parse", "build_system_prompt", "STOP", "FOR
 _NONE_WORDS = {"none", "n/a", "na", "no action", "null", "无", "不需要", "-"}
 _FINAL_NAMES = {"finalanswer", "final", "finish", "answer", "最终答案"}
 _NAME = re.compile(r"^[`'\"\[*]*([^\W\d][\w.\-]*)[`'\"\]*]*\s*[.,:;。，：]?\s*(.*)$", re.S)
-_WRAPPER = re.compile(r"^(?:the|use|using|call|calling|调用|使用)\s*(?=\S)|(?<=\S)\s*(?:tool|function|工具|函数)$", re.I)
+# English wrapper words must stand apart ("the thermometer", "search_tool" keep their letters); Chinese ones need no space
+_WRAPPER = re.compile(r"^(?:(?:the|use|using|call|calling)\s+|(?:调用|使用)\s*)(?=\S)"
+                      r"|(?<=\S)(?:\s+(?:tool|function)|\s*(?:工具|函数))$", re.I)
 _TOOL_CALL = re.compile(r"<tool_call>(.*?)(?:</tool_call>|$)", re.S | re.I)
 _ARG_KEYS = ("action_input", "arguments", "args", "input", "parameters", "params", "tool_input")
 _NAME_KEYS = ("action", "name", "tool", "tool_name", "function")
