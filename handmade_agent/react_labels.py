@@ -72,11 +72,17 @@ def match_label(line: str) -> tuple[str, str] | None:
     return label, rest
 
 
+def _split_run_on(m: re.Match) -> str:
+    """A newline before a run-on label, unless only a bullet or heading mark precedes it on its line."""
+    line_start = m.string.rfind("\n", 0, m.start()) + 1
+    return "\n" if re.search(r"\w", m.string[line_start:m.start()]) else m.group()
+
+
 def split_blocks(text: str) -> list[Block]:
     """Cut ``text`` into blocks at label lines; the first block may be unlabelled preamble."""
     blocks = [Block("", "")]
     lines: list[str] = []
-    for line in _INLINE.sub("\n", text).splitlines():
+    for line in _INLINE.sub(_split_run_on, text).splitlines():
         found = match_label(line)
         if found is None:
             lines.append(line)
