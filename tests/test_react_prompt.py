@@ -1,0 +1,57 @@
+"""The ReAct prompt: tool descriptions, examples only for tools we have, and the observation format."""
+from __future__ import annotations
+
+import datetime
+
+from handmade_agent.react import FinalAnswer, parse
+from handmade_agent.react_examples import EXAMPLES, usable
+from handmade_agent.react_prompt import (FORMAT_HELP, build_system_prompt, example_messages, few_shot_messages,
+                                         observation_text)
+from handmade_agent.toolbox import calculator, default_registry
+from handmade_agent.tools import tool
+
+
+def test_system_prompt_lists_every_tool_with_its_argument_shape():
+    tools = default_registry(today=datetime.date(2024, 5, 20))
+    prompt = build_system_prompt(tools, few_shot=False)
+    for name in tools.names():
+        assert f"- {name}:" in prompt
+    assert 'Action Input: {"city": string, "date": "today" | "tomorrow"}' in prompt
+    assert "Final Answer:" in prompt and "Examples" not in prompt
+
+
+def test_examples_are_shown_only_for_tools_that_exist():
+    only_calc = few_shot_messages([calculator])
+    assert only_calc and all("get_weather" not in m.content and "add_days" not in m.content for m in only_calc)
+    assert few_shot_messages([]) == []
+
+    @tool
+    def get_weather(place: str) -> str:
+        """Weather with a differently named parameter."""
+        return "sunny"
+
+    assert not any(usable(e, [get_weather]) for e in EXAMPLES if e.calls[0].tool == "get_weather")
+
+
+def test_every_example_is_readable_by_the_parser_and_ends_with_a_final_answer():
+    for example in EXAMPLES:
+        messages = example_messages(example)
+        assert messages[0].role == "user" and messages[-1].role == "assistant"
+        for m in messages[1:]:
+            if m.role == "assistant":
+                parse(m.content)
+            else:
+                assert m.content.startswith("Observation: ")
+        assert isinstance(parse(messages[-1].content), FinalAnswer)
+
+
+def test_observation_repeats_earlier_results_once_there_are_several():
+    assert observation_text(["5"]) == "Observation: 5"
+    assert observation_text(["a", "b"]) == "Observation: results so far:\n1. a\n2. b"
+
+
+def test_inline_examples_use_the_same_text_as_chat_examples():
+    prompt = build_system_prompt([calculator])
+    first = example_messages(next(e for e in EXAMPLES if usable(e, [calculator])))
+    assert "Question: " + first[0].content in prompt and first[1].content in prompt
+    assert FORMAT_HELP.splitlines()[0] in prompt
