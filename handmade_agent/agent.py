@@ -30,16 +30,15 @@ from dataclasses import dataclass, field
 from typing import Any, Iterable
 
 from . import events as ev
-from .errors import ConfigError, FormatError, LLMError, StateError
-from .llm import Completion, Message, ToolCall, Usage
-from .react import STOP, Action, FinalAnswer, build_system_prompt, parse
+from .errors import ConfigError, FormatError, StateError
+from .llm import Completion, Message, Usage
+from .model_call import complete
+from .native import NATIVE_SYSTEM_PROMPT, read_native
+from .react import STOP, FinalAnswer, build_system_prompt, parse
 from .react_prompt import few_shot_messages
 from .react_args import loads_lenient
-from .steps import RunResult, Step, ToolUse, input_text
+from .steps import RunResult, Step, ToolUse
 from .tools import Tool, ToolRegistry
-
-NATIVE_SYSTEM_PROMPT = ("You are a helpful assistant. Call a tool whenever it can compute or look up what is asked; "
-                        "when a call needs an earlier call's result, wait for it. Then answer briefly.")
 
 
 @dataclass
@@ -174,25 +173,14 @@ class Agent:
         return Step(index, "action", c.text, parsed.thought, [use])
 
     def _native_step(self, r: _Run, index: int, c: Completion) -> Step:
-        calls = c.tool_calls
-        if not calls:  # small models often write the call as bare JSON or in ReAct form: read it if we can
-            try:
-                parsed = parse(c.text)
-            except FormatError:
-                parsed = None
-            if isinstance(parsed, Action):
-                calls = [ToolCall(parsed.tool, input_text(parsed.input), f"call_{index}")]
-            elif '"arguments"' in c.text or "<tool_call>" in c.text or not c.text.strip():
-                problem = "Your reply was empty." if not c.text.strip() else "Your tool call could not be read."
-                return self._format_error(r, index, c.text, problem, problem + " Call one tool with a valid JSON "
-                                          "object of arguments, or answer the user in plain text.")
-            else:
-                r.format_errors = 0
-                answer = parsed.answer if isinstance(parsed, FinalAnswer) else c.text.strip()
-                return self._final(index, c.text, answer, "")
+        reply = read_native(c, index)
+        if reply.problem:
+            return self._format_error(r, index, c.text, reply.problem, reply.feedback or reply.problem)
         r.format_errors = 0
+        if reply.answer is not None:
+            return self._final(index, c.text, reply.answer, "")
         uses = []
-        for call in calls:
+        for call in reply.calls:
             args = loads_lenient(call.arguments or "{}")
             use = self._act(r, index, call.name, args if isinstance(args, dict) else call.arguments)
             use.call_id = call.id
@@ -230,27 +218,14 @@ class Agent:
 
     def _call_model(self, r: _Run) -> Completion | None:
         """One model call with retries; on final failure record a model_error step and stop the run."""
-        messages, index = self.messages(), len(r.steps) + 1
-        native = self.strategy == "native"
-        error = ""
-        for _attempt in range(1 + self.llm_retries):
-            self._emit(ev.LLMCallStarted(messages=[m.to_dict() for m in messages]), index)
-            t0 = time.perf_counter()
-            try:
-                c = self.llm.complete(messages, stop=None if native else STOP, max_tokens=self.max_tokens,
-                                      tools=self.tools.schemas() if native else None)
-            except Exception as e:  # any backend failure ends as stop_reason "model_error", never as a crash
-                error = f"{type(e).__name__}: {e}"
-                self._emit(ev.LLMCallFinished(error=error, latency=time.perf_counter() - t0), index)
-                if not isinstance(e, LLMError):
-                    break  # not a backend hiccup (a bug, say): retrying would fail the same way
-                continue
-            c.latency = c.latency or time.perf_counter() - t0
-            self._emit(ev.LLMCallFinished(text=c.text, usage=c.usage, latency=c.latency), index)
-            return c
-        r.steps.append(Step(index, "model_error", error=error, native=native))
-        self._finish(r, None, "model_error")
-        return None
+        index, native = len(r.steps) + 1, self.strategy == "native"
+        c, error = complete(self.llm, self.messages(), retries=self.llm_retries, emit=lambda e: self._emit(e, index),
+                            stop=None if native else STOP, max_tokens=self.max_tokens,
+                            tools=self.tools.schemas() if native else None)
+        if c is None:
+            r.steps.append(Step(index, "model_error", error=error, native=native))
+            self._finish(r, None, "model_error")
+        return c
 
     def _must_stop(self, r: _Run) -> bool:
         if len(r.steps) >= self.max_steps:
