@@ -9,6 +9,10 @@ STAMP  := $(VENV)/.installed
 # A portable CPU build of llama.cpp: -march=native would pick up AMX/AVX-512 paths that some
 # sandboxed CPUs advertise but do not allow, which crashes at the first token.
 LLAMA_CMAKE_ARGS := -DGGML_NATIVE=OFF -DGGML_AVX=ON -DGGML_AVX2=ON -DGGML_FMA=ON -DGGML_F16C=ON -DGGML_AVX512=OFF -DGGML_AMX_TILE=OFF -DGGML_AMX_INT8=OFF -DGGML_AMX_BF16=OFF
+LLAMA_PIN := llama-cpp-python==0.3.36
+# pip's own wheel cache is keyed by the sdist, not by CMAKE_ARGS, so a wheel built elsewhere with
+# -march=native would be reused silently (it segfaulted in CI). Ours is keyed by the flags.
+LLAMA_WHEELS := $(HOME)/.cache/handmade-agent/wheels/$(shell echo "$(LLAMA_PIN) $(LLAMA_CMAKE_ARGS)" | sha256sum | cut -c1-16)
 NBVAL  := --nbval --nbval-current-env --nbval-sanitize-with tests/nbval_sanitize.cfg --nbval-cell-timeout=900
 
 .PHONY: setup demo test unit notebooks lab student-edition clean
@@ -18,7 +22,10 @@ $(STAMP): pyproject.toml
 	$(BIN)/python -m pip install --quiet --upgrade pip
 	# the CPU wheel of torch first, so no later requirement pulls a multi-GB CUDA build
 	$(BIN)/python -m pip install --quiet torch==2.13.0
-	CMAKE_ARGS="$(LLAMA_CMAKE_ARGS)" CMAKE_BUILD_PARALLEL_LEVEL=2 $(BIN)/python -m pip install --quiet -e ".[all]"
+	ls $(LLAMA_WHEELS)/llama_cpp_python-*.whl >/dev/null 2>&1 || CMAKE_ARGS="$(LLAMA_CMAKE_ARGS)" CMAKE_BUILD_PARALLEL_LEVEL=2 \
+		$(BIN)/python -m pip wheel --quiet --no-cache-dir --no-deps --no-binary llama-cpp-python -w $(LLAMA_WHEELS) "$(LLAMA_PIN)"
+	$(BIN)/python -m pip install --quiet $(LLAMA_WHEELS)/llama_cpp_python-*.whl
+	$(BIN)/python -m pip install --quiet -e ".[all]"
 	$(BIN)/handmade-agent fetch-model
 	touch $(STAMP)
 

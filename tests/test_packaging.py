@@ -57,3 +57,12 @@ def test_console_script_is_declared_and_runs():
 def test_ci_runs_the_readme_test_command():
     readme, ci = (ROOT / "README.md").read_text(), (ROOT / ".ci" / "run").read_text()
     assert "make test" in readme and "make test" in ci
+
+
+def test_makefile_builds_the_pinned_llama_cpp_without_native_cpu_flags():
+    # The Makefile builds llama-cpp-python itself (pip's wheel cache ignores CMAKE_ARGS), so its pin
+    # must match pyproject, and the build must stay portable: a native build crashed in CI.
+    makefile = (ROOT / "Makefile").read_text()
+    pin = re.search(r"^LLAMA_PIN := llama-cpp-python==(\S+)$", makefile, re.M)
+    assert pin and pin.group(1) == pyproject_pins()["llama-cpp-python"]
+    assert "-DGGML_NATIVE=OFF" in makefile and "--no-cache-dir" in makefile
