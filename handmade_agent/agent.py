@@ -238,9 +238,12 @@ class Agent:
         r.result = RunResult(answer, list(r.steps), reason, r.usage, time.perf_counter() - r.started,
                              r.run_id, r.question)
         self.last_result = r.result
-        if self.memory is not None and answer is not None:  # policy: remember finished exchanges only
-            self.memory.add(Message("user", r.question))
-            self.memory.add(Message("assistant", answer))
+        if self.memory is not None and answer is not None:  # remember finished exchanges only
+            if hasattr(self.memory, "record_run"):  # the memory's own policy decides what is kept
+                self.memory.record_run(r.question, r.result)
+            else:
+                self.memory.add(Message("user", r.question))
+                self.memory.add(Message("assistant", answer))
         self._emit(ev.RunFinished(answer=answer, stop_reason=reason, steps=len(r.steps), usage=r.usage,
                                   duration=r.result.duration), len(r.steps))
 

@@ -252,3 +252,14 @@ def test_steps_render_and_round_trip():
     result = RunResult("3", [step], "final_answer", Usage(3, 4), 1.5, "run-abc123", "1+2?")
     again = RunResult.from_dict(json.loads(json.dumps(result.to_dict())))
     assert again == result and again.tools_used == ["add"]
+
+
+def test_a_transcript_memory_keeps_the_whole_scratchpad_of_the_run():
+    from handmade_agent.memory import ConversationMemory
+    memory = ConversationMemory(policy="transcript")
+    llm = ScriptedLLM(['Thought: add\nAction: add\nAction Input: {"a": 2, "b": 3}', "Thought: done\nFinal Answer: 5"])
+    Agent(llm, make_tools(), memory=memory, few_shot=False).run("2+3?")
+    kept = memory.messages()
+    assert [m.role for m in kept] == ["user", "assistant"] and kept[0].content == "2+3?"
+    assert "Action: add" in kept[1].content and "Observation: 5" in kept[1].content
+    assert kept[1].content.rstrip().endswith("Final Answer: 5")
