@@ -1,18 +1,22 @@
 """How often the local model completes the course's agent tasks, per prompt variant.
 
-    python benchmarks/agent_tasks.py [--variants default,inline,no-recap,native] [--only arith,date,weather]
+    python benchmarks/agent_tasks.py [--variants default,inline,no-recap,native,no-examples]
+                                     [--only arith,date,weather,kb]
 
 Runs the 0.5B local model (greedy) through three task families, each asked in
 several phrasings (English and Chinese), and checks every answer with code:
 
 * arith: the final answer contains the right number;
 * date: "N days later" questions: the answer names the right date and weekday;
-* weather: "compare X tomorrow with Y today": both forecasts fetched and quoted.
+* weather: "compare X tomorrow with Y today": both forecasts fetched and quoted;
+* kb: questions about the fictional product manual (data/kb), with only the
+  ``knowledge_search`` tool: the answer states the manual's fact.
 
 Variants: ``default`` (the package: examples as chat turns, earlier results
 repeated in each observation), ``inline`` (the same examples inside the
 system prompt), ``no-recap`` (observations show only the latest result),
-``native`` (Qwen's own tool-call format through ``strategy="native"``).
+``native`` (Qwen's own tool-call format through ``strategy="native"``),
+``no-examples`` (no worked examples at all).
 Prints a success table and the mean wall-clock time per task. Slow: a few
 minutes per variant on 2 CPU cores.
 """
@@ -33,6 +37,11 @@ from handmade_agent.toolbox import default_registry  # noqa: E402
 
 def has(answer: str | None, *parts: str) -> bool:
     return all(p in (answer or "").replace(",", "") for p in parts)
+
+
+def mentions(*words: str):
+    """Check: the answer contains any of the words (case-insensitive)."""
+    return lambda r: any(w.lower() in (r.answer or "").lower() for w in words)
 
 
 def weekday(date: str, *names: str):
@@ -57,7 +66,23 @@ TASKS = {
                 ("比较北京明天的天气和上海今天的天气。", WEATHER),
                 ("How does the weather in 北京 tomorrow compare with 上海 today?", WEATHER),
                 ("Compare today's weather in 上海 with tomorrow's in 北京.", WEATHER)],
+    "kb": [("What does the fault code E-11 mean?", mentions("no flow", "dry run")),
+           ("What does fault code E-17 mean on the Tessel T4?", mentions("calibration")),
+           ("What does E-63 mean on my T4?", mentions("leak")),
+           ("How much load can the T4 arm take?", mentions("350")),
+           ("E-11 故障代码是什么意思？", mentions("空转", "无水流")),
+           ("T4 显示 E-63 是什么意思？", mentions("漏水")),
+           ("机械臂最多能承受多重？", lambda r: has(r.answer, "350"))],
 }
+
+
+def kb_tools():
+    """The knowledge_search tool over the product documents (the agent-* concept notes left out)."""
+    from handmade_agent.rag import CachedEmbedder, Retriever, SentenceTransformerEmbedder, chunk_documents
+    from handmade_agent.rag import knowledge_search_tool, load_documents
+    chunks = chunk_documents(load_documents(ROOT / "data" / "kb"), "structure")
+    retriever = Retriever(chunks, CachedEmbedder(SentenceTransformerEmbedder()))
+    return [knowledge_search_tool(retriever, k=3, where=lambda meta: "agent-" not in meta["doc_id"])]
 
 
 def make_agent(variant: str, llm, tools) -> Agent:
@@ -67,6 +92,8 @@ def make_agent(variant: str, llm, tools) -> Agent:
         return Agent(llm, tools, max_steps=6, recap_results=False)
     if variant == "native":
         return Agent(llm, tools, max_steps=6, strategy="native")
+    if variant == "no-examples":
+        return Agent(llm, tools, max_steps=6, few_shot=False)
     return Agent(llm, tools, max_steps=6)
 
 
@@ -77,12 +104,14 @@ def main(argv: list[str]) -> None:
         return (argv[argv.index(name) + 1] if name in argv else default).split(",")
 
     variants, families = option("--variants", "default,inline,no-recap,native"), option("--only", ",".join(TASKS))
-    llm, tools = LocalLLM(), default_registry(today=datetime.date(2024, 5, 20))
+    llm, toolbox = LocalLLM(), default_registry(today=datetime.date(2024, 5, 20))
+    knowledge = kb_tools() if "kb" in families else None
     table = {}
     for variant in variants:
         for family in families:
             wins, t0 = 0, time.perf_counter()
             for question, check in TASKS[family]:
+                tools = knowledge if family == "kb" else toolbox
                 result = make_agent(variant, llm, tools).run(question)
                 wins += bool(check(result))
                 print(f"  {variant:<9} {family:<8} {'ok ' if check(result) else 'BAD'} {result.stop_reason:<16} "

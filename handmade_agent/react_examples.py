@@ -12,6 +12,11 @@ step, and the answer copies the tool results it relies on word for word.
 Small models follow a plan they wrote themselves far better than they
 decide, after each result, what is still missing.
 
+The last example is a ``knowledge_search`` (chapter 06) about an invented pump,
+so it cannot leak facts into answers; it is sent only to an agent that has that
+tool. Without it the small model answers product questions from imagination,
+and after a page of passages it echoes them instead of answering.
+
 Deliberately left out: examples that solve the course's own notebook tasks.
 
     >>> [e.question for e in EXAMPLES][:1]
@@ -38,6 +43,9 @@ class Example:
     thought: str = "All steps done."
     answer: str = ""
 
+
+# the closing line of every knowledge_search observation (rag/tool.py appends it)
+KB_HINT = "Answer from these passages if they hold the answer, citing the id in square brackets."
 
 EXAMPLES: list[Example] = [
     Example("What is (17 + 25) * 3 - 4?",
@@ -70,6 +78,15 @@ EXAMPLES: list[Example] = [
             "All 2 steps done.",
             "成都 (Chengdu), tomorrow: Overcast / 阴, 19-26 °C, humidity 75%, chance of rain 30%. "
             "西安 (Xi'an), today: Sunny / 晴, 16-29 °C, humidity 30%, chance of rain 0%."),
+    Example("What does warning W-99 mean on the Brookline B2 pump?",
+            [Call("Plan: 1. search the knowledge base for W-99.", "knowledge_search", {"query": "warning W-99"},
+                  "[b2-manual#warnings:1] Brookline B2 manual > Warnings\n| Code | Meaning | What to do |\n"
+                  "|---|---|---|\n| W-98 | Water level low | Refill the tank |\n"
+                  "| W-99 | The sieve is clogged | Rinse the sieve under the tap |\n\n"
+                  "[b2-manual:1] Brookline B2 manual\nThe B2 shows warnings as a letter W and a number.\n\n"
+                  + KB_HINT)],
+            "All 1 steps done. The passage [b2-manual#warnings:1] gives the meaning of W-99.",
+            "W-99 means the sieve is clogged: rinse the sieve under the tap [b2-manual#warnings:1]."),
 ]
 
 

@@ -67,3 +67,20 @@ def test_follows_the_course_shape(path):
             later = [c] + [d for d in cells[i + 1:] if d["cell_type"] == "code"][:2]
             assert any("assert" in "".join(d["source"]) or "check_exercise" in "".join(d["source"])
                        for d in later), f"ignored-output cell {i} in {path.name} is not followed by an assertion"
+
+
+PACKAGE_SOURCE = "\n".join(p.read_text(encoding="utf-8") for p in
+                           (Path(__file__).resolve().parents[1] / "handmade_agent").rglob("*.py"))
+
+
+@pytest.mark.parametrize("path", NOTEBOOKS, ids=lambda p: p.name)
+def test_shown_source_is_still_the_package_source(path):
+    # show_source output is compared strictly by nbval; catching the drift here takes a second, not a model run
+    for cell in code_cells(load(path)):
+        if "".join(cell["source"]).strip().startswith("show_source(") or "\nshow_source(" in "".join(cell["source"]):
+            shown = ["".join(o["data"]["text/plain"]) for o in cell["outputs"] if "text/plain" in o.get("data", {})]
+            assert shown, f"{path.name}: a show_source cell has no recorded output"
+            for text in shown:
+                assert text.strip() in PACKAGE_SOURCE, (
+                    f"{path.name}: the source shown by {''.join(cell['source']).strip()!r} changed in the package; "
+                    "re-run the notebook (python tests/execute_notebook.py notebooks/...)")

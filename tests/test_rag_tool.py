@@ -9,7 +9,7 @@ from handmade_agent.rag.context import attribute, check_citations, citations, ci
 from handmade_agent.rag.documents import load_documents
 from handmade_agent.rag.embedding import HashingEmbedder
 from handmade_agent.rag.retriever import Retriever
-from handmade_agent.rag.tool import knowledge_agent_prompt, knowledge_search_tool
+from handmade_agent.rag.tool import knowledge_search_tool
 from handmade_agent.tools import Tool, ToolRegistry
 from test_rag_data import write_kb
 
@@ -130,17 +130,24 @@ def test_chunk_viewer_draws_boundaries_and_switches_chunker(docs):
     assert "&lt;" not in chunks_html(docs[1], []) and "office: 0 chunks" in chunks_html(docs[1], [])
 
 
-def test_agent_prompt_with_a_search_example_drives_a_scripted_agent(retriever):
+def test_an_agent_with_the_search_tool_is_shown_a_worked_search(retriever):
     from handmade_agent.agent import Agent
+    from handmade_agent.toolbox import default_registry
     t = knowledge_search_tool(retriever, k=2)
-    prompt = knowledge_agent_prompt([t])
-    assert "Action: knowledge_search" in prompt and "W-99" in prompt and "- knowledge_search:" in prompt
     llm = ScriptedLLM(['Thought: search\nAction: knowledge_search\nAction Input: {"query": "office Friday closing"}',
                        "Thought: found it\nFinal Answer: 15:00 [office#hours:1]"])
-    result = Agent(llm, [t], system_prompt=prompt).run("When does the office close on Friday?")
+    agent = Agent(llm, [t])
+    result = agent.run("When does the office close on Friday?")
     assert result.stop_reason == "final_answer" and result.tools_used == ["knowledge_search"]
     assert cite(result.answer, t.fn.retrieved) == ("15:00 [office#hours:1]", ["office#hours:1"])
-    assert llm.calls[0]["messages"][0].content == prompt
+    shown = "\n".join(m.content for m in llm.calls[0]["messages"][1:-1])  # the examples, as turns
+    assert "Action: knowledge_search" in shown and "W-99" in shown and "calculator" not in shown
+    # the example's observation ends exactly as a real search observation does
+    real = t.fn(query="office hours")
+    example_observation = next(m.content for m in agent.examples() if m.content.startswith("Observation:"))
+    assert example_observation.splitlines()[-1] == real.splitlines()[-1]
+    # an agent without the tool never sees the search example
+    assert not any("W-99" in m.content for m in Agent(llm, default_registry()).examples())
 
 
 @pytest.mark.model

@@ -21,7 +21,7 @@ from .index import VectorIndex, top_k
 from .rerank import CrossEncoderReranker, LLMJudgeReranker, Reranker
 from .retriever import METHODS, Hit, Retriever
 from .terms import is_cjk, terms
-from .tool import knowledge_agent_prompt, knowledge_search_tool
+from .tool import knowledge_search_tool
 
 __all__ = [
     "Document", "EvalItem", "load_documents", "load_eval", "parse_document",
@@ -32,5 +32,4 @@ __all__ = [
     "Hit", "Retriever", "METHODS", "Reranker", "CrossEncoderReranker", "LLMJudgeReranker",
     "evaluate", "EvalReport", "recall_at_k", "reciprocal_rank", "ndcg_at_k",
     "format_passages", "rag_messages", "citations", "check_citations", "attribute", "cite", "knowledge_search_tool",
-    "knowledge_agent_prompt",
 ]

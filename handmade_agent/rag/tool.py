@@ -5,9 +5,9 @@ tells the model to cite those ids. Every hit it returned is kept in
 ``tool.fn.retrieved``, so ``context.cite`` can check the final answer's citations. A failure (empty query, no match) comes back
 as text saying what to try, never as an exception into the agent loop.
 
-``knowledge_agent_prompt(tools)`` is the ReAct system prompt plus one worked
-example of a search (about an invented pump, so it cannot leak into answers):
-with it the 0.5B model searches on its own instead of answering from memory.
+An agent that has this tool also gets a worked search among its examples
+(``react_examples``, about an invented pump): with it the 0.5B model searches on
+its own and then answers from the passages with their ids.
 
 Deliberately left out: letting the model pick the method or k (one knob fewer
 for a small model to get wrong); both are fixed when the tool is made.
@@ -20,6 +20,7 @@ for a small model to get wrong); both are fixed when the tool is made.
 """
 from __future__ import annotations
 
+from ..react_examples import KB_HINT
 from .context import format_passages
 
 DESCRIPTION = ("Search the knowledge base (product manuals and company notes, English and Chinese) and "
@@ -28,7 +29,7 @@ DESCRIPTION = ("Search the knowledge base (product manuals and company notes, En
 
 
 # closing the observation with what to do next keeps a small model from searching again and again
-ANSWER_HINT = "Answer from these passages if they hold the answer, citing the id in square brackets."
+ANSWER_HINT = KB_HINT
 
 
 def knowledge_search_tool(retriever, k: int = 4, *, method: str = "hybrid", where=None,
@@ -53,20 +54,3 @@ def knowledge_search_tool(retriever, k: int = 4, *, method: str = "hybrid", wher
               "required": ["query"]}
     # loading the embedding model on the first query can take seconds, hence the generous time-out
     return Tool(name, DESCRIPTION, params, knowledge_search, timeout=60.0)
-
-
-# One worked search about an invented pump (so it cannot leak into answers), in the ReAct text protocol.
-KB_EXAMPLE = """Question: What does warning W-99 mean on the Brookline B2 pump?
-Thought: I should search the knowledge base for W-99.
-Action: knowledge_search
-Action Input: {"query": "warning W-99 Brookline B2"}
-Observation: [b2-manual#warnings:1] Brookline B2 manual > Warnings
-| W-99 | The sieve is clogged | Rinse the sieve |
-Thought: The passage [b2-manual#warnings:1] gives the meaning of W-99.
-Final Answer: W-99 means the sieve is clogged; rinse it [b2-manual#warnings:1]."""
-
-
-def knowledge_agent_prompt(tools) -> str:
-    """``build_system_prompt(tools)`` plus a worked knowledge_search example (for ``Agent(system_prompt=...)``)."""
-    from ..react import build_system_prompt
-    return build_system_prompt(tools, few_shot=False) + "\n\nExample:\n\n" + KB_EXAMPLE
