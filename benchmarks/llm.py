@@ -50,7 +50,7 @@ def main() -> None:
     llm.complete(STORY, max_tokens=4)  # warm-up
 
     rate = median_of(lambda: decode_rate(llm), n)
-    print(f"decode: {rate:.1f} tokens/s (median of {n}; expect ~45-55 on 2 cores)")
+    print(f"decode: {rate:.1f} tokens/s (median of {n}; ~12-15 measured on the 2-core course machines)")
     ttft = median_of(lambda: first_token_latency(llm), n)
     print(f"first-token latency, cold prompt of {llm.count_tokens(llm.format_prompt(STORY))} tokens: {ttft * 1000:.0f} ms")
 
