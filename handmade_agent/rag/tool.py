@@ -28,12 +28,9 @@ DESCRIPTION = ("Search the knowledge base (product manuals and company notes, En
                "your answer. Use it for any question about the product or the company.")
 
 
-# closing the observation with what to do next keeps a small model from searching again and again
-ANSWER_HINT = KB_HINT
-
 
 def knowledge_search_tool(retriever, k: int = 4, *, method: str = "hybrid", where=None,
-                          name: str = "knowledge_search", max_chars: int = 600, hint: str | None = ANSWER_HINT):
+                          name: str = "knowledge_search", max_chars: int = 600, hint: str | None = KB_HINT):
     """A ``Tool`` with one string parameter ``query`` that searches ``retriever``."""
     from ..tools import Tool
 
@@ -46,6 +43,7 @@ def knowledge_search_tool(retriever, k: int = 4, *, method: str = "hybrid", wher
         if not hits:
             return (f"No passage matched {query!r}. Try other keywords (a fault code, a part name) "
                     "or answer that the knowledge base does not say.")
+        # closing with what to do next keeps a small model from searching again and again
         return format_passages(hits, max_chars) + (f"\n\n{hint}" if hint else "")
 
     knowledge_search.retrieved = []  # every hit shown to the model, so an answer's citations can be checked
