@@ -25,10 +25,10 @@ from pathlib import Path
 ROOT = Path(__file__).resolve().parent.parent
 sys.path.insert(0, str(ROOT))
 
-from handmade_agent.agent import Agent  # noqa: E402
+from handmade_agent.agent.loop import Agent  # noqa: E402
 from handmade_agent.llm import Message, ScriptedLLM  # noqa: E402
-from handmade_agent.react import STOP, parse  # noqa: E402
-from handmade_agent.tools import ToolRegistry, tool  # noqa: E402
+from handmade_agent.react.parser import STOP, parse  # noqa: E402
+from handmade_agent.tools.registry import ToolRegistry, tool  # noqa: E402
 
 
 @tool

@@ -30,9 +30,9 @@ from pathlib import Path
 ROOT = Path(__file__).resolve().parent.parent
 sys.path.insert(0, str(ROOT))
 
-from handmade_agent.agent import Agent  # noqa: E402
-from handmade_agent.react import build_system_prompt  # noqa: E402
-from handmade_agent.toolbox import default_registry  # noqa: E402
+from handmade_agent.agent.loop import Agent  # noqa: E402
+from handmade_agent.react.parser import build_system_prompt  # noqa: E402
+from handmade_agent.toolbox.default import default_registry  # noqa: E402
 
 
 def has(answer: str | None, *parts: str) -> bool:

@@ -23,7 +23,7 @@ ROOT = Path(__file__).resolve().parent.parent
 sys.path.insert(0, str(ROOT))
 
 from handmade_agent.errors import FormatError  # noqa: E402
-from handmade_agent.react import Action, FinalAnswer, parse  # noqa: E402
+from handmade_agent.react.parser import Action, FinalAnswer, parse  # noqa: E402
 
 
 def naive_parse(text: str):

@@ -55,7 +55,7 @@ def quality(args, docs, items, embedder) -> tuple[dict, dict]:
             reports[f"{chunking}: {label}"] = evaluate_retriever(r, items, method)
         if chunking == "structure" and args.rerank_per_lang > 0:
             from handmade_agent.local import LocalLLM
-            from handmade_agent.rag.rerank import LLMJudgeReranker
+            from handmade_agent.rag import LLMJudgeReranker
             subset = [it for lang in LANGS for it in [i for i in items if i.lang == lang][: args.rerank_per_lang]]
             judge = LLMJudgeReranker(LocalLLM())
             r.reranker, r.rerank_top = judge, args.rerank_top

@@ -1,29 +1,34 @@
-"""handmade_agent: the finished package the course notebooks build, re-exported in notebook order.
+"""handmade_agent: the finished package the course notebooks build, one sub-package per chapter.
 
-Importing it does no I/O and loads no heavy library (torch, llama_cpp, openai,
-sentence_transformers, ipywidgets, numpy); those load inside the functions that need them.
-Heavier chapters (``local``, ``rag``, ``widgets``) are imported from their own modules:
-``from handmade_agent.local import LocalLLM``.
+    00 llm, local, model_files   01 tools, toolbox   02 react   03 agent   04 observers
+    05 memory, storage           06 rag              widgets, teaching, cli
+
+This module re-exports what a user needs, in notebook order. Importing it does no I/O and loads
+no heavy library (torch, llama_cpp, openai, sentence_transformers, ipywidgets, numpy); those load
+inside the functions that need them. ``LocalLLM`` is named here but its module loads llama_cpp
+only when a model is created. RAG and the panels are imported from their packages:
+``from handmade_agent.rag import Retriever``, ``from handmade_agent.widgets import TracePanel``.
+
+    >>> import handmade_agent
+    >>> handmade_agent.Agent(handmade_agent.ScriptedLLM(["Final Answer: 4"]), []).run("2+2?").answer
+    '4'
 """
 # 00 setup and the model
 from .errors import (ConfigError, FormatError, HandmadeAgentError, LLMError, ModelNotFound,
                      ScriptExhausted, StateError, ToolError)
 from .llm import LLM, Completion, Message, OpenAIChat, ScriptedLLM, ToolCall, Usage
+from .local import LocalLLM
 # 01 tools
 from .tools import Tool, ToolRegistry, ToolResult, tool
 from .toolbox import default_registry
-# 02 the ReAct protocol, 03 the agent loop
+# 02 the ReAct protocol
 from .react import Action, FinalAnswer, build_system_prompt, parse
-from .steps import RunResult, Step
-from .agent import Agent
-# 04 the observer (the FinalAnswer *event* stays in handmade_agent.events: the name is react's here)
-from .events import (Alert, Event, LLMCallFinished, LLMCallStarted, Observer, ParseFailed, ReplyEdited,
-                     RunFinished, RunStarted, ToolFinished, ToolStarted, emit, event_from_dict)
-from .observers import (ConsolePrinter, JSONLLogger, ThresholdAlerts, Trace, TraceRecorder, TraceSummary,
-                        read_trace, redact)
+# 03 the agent loop
+from .agent import Agent, RunResult, Step
+# 04 the observer (events are handmade_agent.agent.events: its FinalAnswer event is not react's FinalAnswer)
+from .observers import ConsolePrinter, JSONLLogger, ThresholdAlerts, Trace, TraceRecorder, TraceSummary, read_trace
 # 05 memory and persistence
-from .memory import ConversationMemory, memory_from_dict
-from .summary_memory import SummaryMemory
+from .memory import ConversationMemory, SummaryMemory
 from .storage import SQLiteStore, load_agent, load_state, save_agent, save_state
 
 __version__ = "0.1.0"
@@ -31,13 +36,10 @@ __version__ = "0.1.0"
 __all__ = [
     "HandmadeAgentError", "ConfigError", "LLMError", "ScriptExhausted", "ModelNotFound", "FormatError",
     "ToolError", "StateError",
-    "LLM", "Completion", "Message", "ToolCall", "Usage", "ScriptedLLM", "OpenAIChat",
+    "LLM", "Completion", "Message", "ToolCall", "Usage", "ScriptedLLM", "OpenAIChat", "LocalLLM",
     "Tool", "ToolRegistry", "ToolResult", "tool", "default_registry",
-    "Action", "FinalAnswer", "parse", "build_system_prompt", "Step", "RunResult", "Agent",
-    "Event", "Observer", "emit", "event_from_dict", "RunStarted", "LLMCallStarted", "LLMCallFinished",
-    "ParseFailed", "ToolStarted", "ToolFinished", "RunFinished", "Alert", "ReplyEdited",
-    "ConsolePrinter", "TraceRecorder", "Trace", "TraceSummary", "JSONLLogger", "read_trace", "redact",
-    "ThresholdAlerts",
-    "ConversationMemory", "SummaryMemory", "memory_from_dict", "save_state", "load_state", "save_agent",
-    "load_agent", "SQLiteStore",
+    "Action", "FinalAnswer", "parse", "build_system_prompt",
+    "Agent", "Step", "RunResult",
+    "ConsolePrinter", "TraceRecorder", "Trace", "TraceSummary", "JSONLLogger", "read_trace", "ThresholdAlerts",
+    "ConversationMemory", "SummaryMemory", "save_state", "load_state", "save_agent", "load_agent", "SQLiteStore",
 ]

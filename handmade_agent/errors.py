@@ -37,12 +37,15 @@ class ModelNotFound(HandmadeAgentError):
 class FormatError(HandmadeAgentError):
     """Model output that does not follow the protocol.
 
-    ``feedback`` is the corrective text sent back to the model.
+    ``feedback`` is the corrective text sent back to the model; ``problem`` is its first part,
+    what was wrong and what to do (the rest restates the format), so a caller that knows the
+    tools can restate the format with their names.
     """
 
-    def __init__(self, message: str, feedback: str | None = None):
+    def __init__(self, message: str, feedback: str | None = None, *, problem: str | None = None):
         super().__init__(message)
         self.feedback = feedback or message
+        self.problem = problem or message
 
 
 class ToolError(HandmadeAgentError):

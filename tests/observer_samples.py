@@ -1,7 +1,7 @@
 """Hand-made event sequences for the observer tests (no agent, no model: every number is known)."""
 from __future__ import annotations
 
-from handmade_agent.events import (FinalAnswer, LLMCallFinished, LLMCallStarted, ParseFailed, RunFinished,
+from handmade_agent.agent.events import (FinalAnswer, LLMCallFinished, LLMCallStarted, ParseFailed, RunFinished,
                                    RunStarted, ToolFinished, ToolStarted)
 from handmade_agent.llm import Usage
 

@@ -9,7 +9,7 @@ import pytest
 from handmade_agent.agent import Agent
 from handmade_agent.errors import ConfigError, LLMError, StateError
 from handmade_agent.llm import Completion, Message, ScriptedLLM, ToolCall, Usage
-from handmade_agent.steps import RunResult, Step, ToolUse
+from handmade_agent.agent import RunResult, Step, ToolUse
 from handmade_agent.tools import ToolRegistry, tool
 
 
@@ -145,13 +145,15 @@ def test_events_in_order_with_run_id_and_step():
     llm = ScriptedLLM(["oops", ADD, DONE])
     result = Agent(llm, make_tools(), observers=[seen.append]).run("2+3?")
     assert [e.kind for e in seen] == [
-        "run_started", "llm_call_started", "llm_call_finished", "parse_failed",
-        "llm_call_started", "llm_call_finished", "tool_started", "tool_finished",
-        "llm_call_started", "llm_call_finished", "final_answer", "run_finished"]
+        "run_started", "llm_call_started", "llm_call_finished", "parse_failed", "step_finished",
+        "llm_call_started", "llm_call_finished", "tool_started", "tool_finished", "step_finished",
+        "llm_call_started", "llm_call_finished", "final_answer", "step_finished", "run_finished"]
     assert {e.run_id for e in seen} == {result.run_id}
-    assert [e.step for e in seen] == [0, 1, 1, 1, 2, 2, 2, 2, 3, 3, 3, 3]
+    assert [e.step for e in seen] == [0, 1, 1, 1, 1, 2, 2, 2, 2, 2, 3, 3, 3, 3, 3]
     assert seen[0].settings["max_steps"] == 8 and seen[-1].stop_reason == "final_answer"
-    assert seen[7].content == "5" and seen[3].feedback
+    assert seen[8].content == "5" and seen[3].feedback
+    # each step is emitted whole, and it is the very record the result holds
+    assert [e.record for e in seen if e.kind == "step_finished"] == result.steps
 
 
 def test_a_broken_observer_cannot_break_the_run():
@@ -196,15 +198,16 @@ def test_native_reads_a_call_written_as_bare_json_text():
     assert llm.calls[1]["messages"][-1].role == "tool"
 
 
-def test_step_through_with_proposal_and_override():
+def test_step_through_with_a_reply_asked_for_and_replaced():
     calls: list = []
     agent = Agent(ScriptedLLM(['Action: add\nAction Input: {"a": 1, "b": 1}', DONE]), make_tools(calls))
     with pytest.raises(StateError):
         Agent(ScriptedLLM([]), make_tools()).step()
     agent.start("1+1?")
-    assert "Action: add" in agent.propose()
-    step = agent.step(reply_override='Action: add\nAction Input: {"a": 40, "b": 2}')
+    assert "Action: add" in agent.ask_model().text and calls == []  # asking does not act
+    step = agent.step(Completion('Action: add\nAction Input: {"a": 40, "b": 2}'))
     assert step.tool == "add" and step.observation == "42" and calls == [(40, 2)]
+    assert step.model_calls == 1  # the call made by ask_model belongs to this step
     assert agent.step().kind == "final_answer" and agent.finished
     assert agent.step() is None and agent.last_result.answer == "5"
 

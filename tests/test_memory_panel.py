@@ -3,10 +3,10 @@ from __future__ import annotations
 
 import pytest
 
-from handmade_agent.events import RunFinished
+from handmade_agent.agent.events import RunFinished
 from handmade_agent.llm import Message, ScriptedLLM
-from handmade_agent.memory import MESSAGE_OVERHEAD, ConversationMemory
-from handmade_agent.summary_memory import SummaryMemory
+from handmade_agent.memory.conversation import MESSAGE_OVERHEAD, ConversationMemory
+from handmade_agent.memory import SummaryMemory
 from handmade_agent.widgets.memory import memory_html, memory_rows
 
 pytest.importorskip("ipywidgets")
@@ -45,7 +45,7 @@ def test_rows_show_the_summary_and_what_it_covers():
 
 
 def test_previewing_other_limits_does_not_change_the_memory():
-    from handmade_agent.widgets.memory import MemoryPanel
+    from handmade_agent.widgets import MemoryPanel
     m = ConversationMemory(max_turns=3, count_tokens=words)
     chat(m, 5)
     panel = MemoryPanel(m)
@@ -58,7 +58,7 @@ def test_previewing_other_limits_does_not_change_the_memory():
 
 
 def test_static_html_escapes_text_and_carries_the_totals():
-    from handmade_agent.widgets.memory import MemoryPanel
+    from handmade_agent.widgets import MemoryPanel
     m = ConversationMemory(max_tokens=20, count_tokens=words)
     chat(m, 3)
     page = MemoryPanel(m).to_html()
@@ -69,7 +69,7 @@ def test_static_html_escapes_text_and_carries_the_totals():
 
 
 def test_the_panel_refreshes_when_a_run_finishes():
-    from handmade_agent.widgets.memory import MemoryPanel
+    from handmade_agent.widgets import MemoryPanel
     m = ConversationMemory()
     panel = MemoryPanel(m)
     chat(m, 2)

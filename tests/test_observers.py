@@ -7,11 +7,11 @@ import sys
 
 import pytest
 
-from handmade_agent.events import Alert, LLMCallFinished, LLMCallStarted, RunStarted, ToolFinished, emit
+from handmade_agent.agent.events import Alert, LLMCallFinished, LLMCallStarted, RunStarted, ToolFinished, emit
 from handmade_agent.llm import Usage
-from handmade_agent.metrics import fmt_duration
+from handmade_agent.observers import fmt_duration
 from handmade_agent.observers import ConsolePrinter, TraceRecorder
-from handmade_agent.trace import Trace, thought_of
+from handmade_agent.observers import Trace, thought_of
 from observer_samples import QUESTION, sample_run
 
 
@@ -161,7 +161,7 @@ def test_console_printer_rejects_an_unknown_level():
 
 
 def test_observer_modules_load_no_widget_or_plotting_library():
-    code = ("import sys, handmade_agent.observers; "
+    code = ("import sys, handmade_agent.observers.printer; "
             "print([m for m in sys.modules if m.startswith(('ipywidgets', 'matplotlib', 'numpy', 'torch'))])")
     out = subprocess.run([sys.executable, "-c", code], capture_output=True, text=True, check=True).stdout
     assert out.strip() == "[]"

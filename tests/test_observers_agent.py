@@ -9,8 +9,8 @@ import warnings
 import pytest
 
 from handmade_agent.agent import Agent
-from handmade_agent.alerts import ThresholdAlerts
-from handmade_agent.jsonl import JSONLLogger, read_trace
+from handmade_agent.observers import ThresholdAlerts
+from handmade_agent.observers import JSONLLogger, read_trace
 from handmade_agent.llm import ScriptedLLM
 from handmade_agent.observers import ConsolePrinter, TraceRecorder
 from handmade_agent.toolbox import default_registry
@@ -27,7 +27,7 @@ def comparable(result):
     d = result.to_dict()
     d.pop("run_id"), d.pop("duration")
     for s in d["steps"]:
-        s.pop("duration"), s.pop("latency")
+        s.pop("duration"), s.pop("latency"), s.pop("started")
         for u in s["tool_uses"]:
             u.pop("duration")
     return d

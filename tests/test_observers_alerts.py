@@ -3,8 +3,8 @@ from __future__ import annotations
 
 import pytest
 
-from handmade_agent.alerts import ThresholdAlerts
-from handmade_agent.events import Alert, LLMCallFinished, ParseFailed, RunFinished, RunStarted, ToolFinished, emit
+from handmade_agent.observers import ThresholdAlerts
+from handmade_agent.agent.events import Alert, LLMCallFinished, ParseFailed, RunFinished, RunStarted, ToolFinished, emit
 from handmade_agent.llm import Usage
 from handmade_agent.observers import TraceRecorder
 from observer_samples import sample_run

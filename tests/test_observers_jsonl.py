@@ -9,8 +9,8 @@ from hypothesis import given
 from hypothesis import strategies as st
 
 from handmade_agent.errors import StateError
-from handmade_agent.events import LLMCallStarted, RunStarted, ToolFinished, emit
-from handmade_agent.jsonl import JSONLLogger, read_events, read_trace, read_traces, redact, redact_event
+from handmade_agent.agent.events import LLMCallStarted, RunStarted, ToolFinished, emit
+from handmade_agent.observers.jsonl import JSONLLogger, read_events, read_trace, read_traces, redact, redact_event
 from handmade_agent.observers import TraceRecorder
 from observer_samples import sample_run
 

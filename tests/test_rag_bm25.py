@@ -9,9 +9,9 @@ from hypothesis import given, settings
 from hypothesis import strategies as st
 from rank_bm25 import BM25Okapi
 
-from handmade_agent.rag.bm25 import BM25
-from handmade_agent.rag.chunking import chunk_documents
-from handmade_agent.rag.documents import load_documents
+from handmade_agent.rag import BM25
+from handmade_agent.rag import chunk_documents
+from handmade_agent.rag import load_documents
 from handmade_agent.rag.fusion import blend, minmax, rrf
 from handmade_agent.rag.index import VectorIndex, full_sort_top_k, matches, top_k
 from handmade_agent.rag.terms import bigrams, is_cjk, terms

@@ -7,7 +7,7 @@ from hypothesis import strategies as st
 
 from handmade_agent.rag.chunking import (chunk_documents, covered_passages, fixed_chunks, split_sentences,
                                          structure_chunks)
-from handmade_agent.rag.documents import load_documents, parse_document
+from handmade_agent.rag import load_documents, parse_document
 from test_rag_data import EN_PUMP, ZH_PUMP, write_kb
 
 

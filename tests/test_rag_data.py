@@ -7,7 +7,7 @@ from pathlib import Path
 
 import pytest
 
-from handmade_agent.rag.chunking import chunk_documents
+from handmade_agent.rag import chunk_documents
 from handmade_agent.rag.documents import HEADING, load_documents, load_eval
 
 EN_PUMP = """# Brookline B2 pump

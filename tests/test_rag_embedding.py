@@ -6,10 +6,10 @@ import pytest
 
 from handmade_agent.errors import ModelNotFound
 from handmade_agent.rag.cache import MAX_SHARDS, CachedEmbedder, EmbeddingCache, default_cache_dir, text_key
-from handmade_agent.rag.chunking import chunk_documents
-from handmade_agent.rag.documents import load_documents
-from handmade_agent.rag.embedding import HashingEmbedder, SentenceTransformerEmbedder, default_model_path
-from handmade_agent.rag.retriever import Retriever
+from handmade_agent.rag import chunk_documents
+from handmade_agent.rag import load_documents
+from handmade_agent.rag import HashingEmbedder, SentenceTransformerEmbedder, default_model_path
+from handmade_agent.rag import Retriever
 from test_rag_data import write_kb
 
 
@@ -118,7 +118,7 @@ def test_minilm_offline_embeds_and_second_run_never_loads_the_model(tmp_path):
     assert pump @ v[0] > pump @ v[1]  # meaning, with little word overlap
     second = CachedEmbedder(SentenceTransformerEmbedder(), tmp_path)
     assert np.allclose(second.embed(texts), v) and second.misses == 0
-    from handmade_agent.rag.chunking import Chunk
+    from handmade_agent.rag import Chunk
     Retriever([Chunk(f"t:{i}", "t", t) for i, t in enumerate(texts[:2])], second)  # the index build, too
     assert not second.inner.loaded, "a fully cached run must not load the model at all"
     assert first.inner.tokenize("水泵 pump").count("[UNK]") >= 1 and "pump" in first.inner.tokenize("水泵 pump")

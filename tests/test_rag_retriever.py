@@ -7,12 +7,12 @@ import pytest
 
 from handmade_agent.errors import LLMError, ModelNotFound
 from handmade_agent.llm import ScriptedLLM
-from handmade_agent.rag.chunking import Chunk, chunk_documents
-from handmade_agent.rag.documents import EvalItem, load_documents
-from handmade_agent.rag.embedding import HashingEmbedder
-from handmade_agent.rag.evaluation import evaluate, ndcg_at_k, recall_at_k, reciprocal_rank
-from handmade_agent.rag.rerank import CrossEncoderReranker, LLMJudgeReranker
-from handmade_agent.rag.retriever import METHODS, Retriever
+from handmade_agent.rag import Chunk, chunk_documents
+from handmade_agent.rag import EvalItem, load_documents
+from handmade_agent.rag import HashingEmbedder
+from handmade_agent.rag import evaluate, ndcg_at_k, recall_at_k, reciprocal_rank
+from handmade_agent.rag import CrossEncoderReranker, LLMJudgeReranker
+from handmade_agent.rag import METHODS, Retriever
 from test_rag_data import write_kb
 
 
@@ -119,7 +119,7 @@ def test_fusion_trusts_dense_by_the_embedders_coverage(chunks):
 
 
 def test_llm_judge_survives_a_failing_model():
-    judge = LLMJudgeReranker(ScriptedLLM([LLMError("server down"), "2"]))
+    judge = LLMJudgeReranker(ScriptedLLM([LLMError("server down"), LLMError("still down"), "2"]))  # 1 retry
     assert judge.score("q", ["a", "b"]) == [0.0, 2.0] and judge.unparsed == 1
 
 

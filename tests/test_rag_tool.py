@@ -4,12 +4,12 @@ from __future__ import annotations
 import pytest
 
 from handmade_agent.llm import Message, ScriptedLLM
-from handmade_agent.rag.chunking import chunk_documents
-from handmade_agent.rag.context import attribute, check_citations, citations, cite, format_passages, rag_messages
-from handmade_agent.rag.documents import load_documents
-from handmade_agent.rag.embedding import HashingEmbedder
-from handmade_agent.rag.retriever import Retriever
-from handmade_agent.rag.tool import knowledge_search_tool
+from handmade_agent.rag import chunk_documents
+from handmade_agent.rag import attribute, check_citations, citations, cite, format_passages, rag_messages
+from handmade_agent.rag import load_documents
+from handmade_agent.rag import HashingEmbedder
+from handmade_agent.rag import Retriever
+from handmade_agent.rag import knowledge_search_tool
 from handmade_agent.tools import Tool, ToolRegistry
 from test_rag_data import write_kb
 
@@ -100,7 +100,7 @@ def test_highlight_escapes_html_and_marks_whole_words_and_bigrams():
 
 def test_retrieval_panel_switches_methods_and_renders_static_html(retriever):
     pytest.importorskip("ipywidgets")
-    from handmade_agent.widgets.retrieval import RetrievalPanel
+    from handmade_agent.widgets import RetrievalPanel
     panel = RetrievalPanel(retriever, "dry run fault", k=3)
     assert len(panel.hits) == 3 and panel.hits[0].method == "blend"
     html = panel.html()
@@ -152,7 +152,7 @@ def test_an_agent_with_the_search_tool_is_shown_a_worked_search(retriever):
 
 @pytest.mark.model
 def test_local_model_answers_from_injected_passages_and_grades_them(local_llm):
-    from handmade_agent.rag.rerank import LLMJudgeReranker
+    from handmade_agent.rag import LLMJudgeReranker
     from test_rag_data import DATA
     faults = [d for d in load_documents(DATA / "kb", ("en",)) if d.doc_id == "t4-fault-codes"]
     if not faults:

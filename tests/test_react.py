@@ -10,8 +10,8 @@ from hypothesis import strategies as st
 
 from handmade_agent.errors import FormatError
 from handmade_agent.react import STOP, Action, FinalAnswer, parse
-from handmade_agent.react_args import find_object, loads_lenient, parse_call, parse_kwargs
-from handmade_agent.react_labels import drop_thinking, match_label
+from handmade_agent.react.arguments import find_object, loads_lenient, parse_call, parse_kwargs
+from handmade_agent.react.labels import drop_thinking, match_label
 
 CORPUS = Path(__file__).resolve().parent.parent / "data" / "react_corpus.jsonl"
 ROWS = [json.loads(line) for line in CORPUS.read_text(encoding="utf-8").splitlines() if line.strip()]

@@ -4,8 +4,8 @@ from __future__ import annotations
 import datetime
 
 from handmade_agent.react import FinalAnswer, parse
-from handmade_agent.react_examples import EXAMPLES, usable
-from handmade_agent.react_prompt import (FORMAT_HELP, build_system_prompt, example_messages, few_shot_messages,
+from handmade_agent.react.examples import EXAMPLES, usable
+from handmade_agent.react.prompt import (FORMAT_HELP, build_system_prompt, example_messages, few_shot_messages,
                                          observation_text)
 from handmade_agent.toolbox import calculator, default_registry
 from handmade_agent.tools import tool
@@ -55,3 +55,30 @@ def test_inline_examples_use_the_same_text_as_chat_examples():
     first = example_messages(next(e for e in EXAMPLES if usable(e, [calculator])))
     assert "Question: " + first[0].content in prompt and first[1].content in prompt
     assert FORMAT_HELP.splitlines()[0] in prompt
+
+
+def render_default_prompt(strategy: str = "react") -> str:
+    """Everything the default agent sends before the question: system prompt and worked examples."""
+    import datetime
+
+    from handmade_agent.agent import Agent
+    from handmade_agent.llm import ScriptedLLM
+    from handmade_agent.toolbox import default_registry
+    agent = Agent(ScriptedLLM([]), default_registry(today=datetime.date(2024, 5, 20)), strategy=strategy)
+    messages = [{"role": "system", "content": agent.prompt()}] + [m.to_dict() for m in agent.examples()]
+    return "".join(f"===== {m['role']} =====\n{m['content']}\n" for m in messages)
+
+
+def test_the_default_prompt_matches_its_golden_file():
+    """The most carefully tuned text in the package: any change to it must be deliberate.
+
+    Regenerate after an intended change with UPDATE_GOLDEN=1 and review the diff in git.
+    """
+    import os
+    from pathlib import Path
+    golden = {s: Path(__file__).parent / "golden" / f"default_prompt_{s}.txt" for s in ("react", "native")}
+    for strategy, path in golden.items():
+        text = render_default_prompt(strategy)
+        if os.environ.get("UPDATE_GOLDEN"):
+            path.write_text(text, encoding="utf-8")
+        assert text == path.read_text(encoding="utf-8"), f"{path.name} differs: re-run with UPDATE_GOLDEN=1 if meant"

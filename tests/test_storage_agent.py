@@ -14,10 +14,10 @@ from handmade_agent.agent import Agent
 from handmade_agent.errors import StateError
 from handmade_agent.llm import ScriptedLLM
 from handmade_agent.memory import ConversationMemory
-from handmade_agent.sessions import SQLiteStore
-from handmade_agent.state_file import load_state, save_state
+from handmade_agent.storage import SQLiteStore
+from handmade_agent.storage import load_state, save_state
 from handmade_agent.storage import agent_state, load_agent, save_agent
-from handmade_agent.summary_memory import SummaryMemory
+from handmade_agent.memory import SummaryMemory
 from handmade_agent.toolbox import default_registry
 
 ROOT = Path(__file__).resolve().parents[1]

@@ -8,9 +8,9 @@ from hypothesis import strategies as st
 
 from handmade_agent.llm import Message, ScriptedLLM, ToolCall
 from handmade_agent.memory import ConversationMemory, memory_from_dict, message_tokens, window
-from handmade_agent.sessions import SQLiteStore
-from handmade_agent.state_file import load_state, save_state
-from handmade_agent.summary_memory import SummaryMemory
+from handmade_agent.storage import SQLiteStore
+from handmade_agent.storage import load_state, save_state
+from handmade_agent.memory import SummaryMemory
 
 FAST = settings(max_examples=60, deadline=None, suppress_health_check=[HealthCheck.function_scoped_fixture])
 

@@ -8,9 +8,9 @@ from itertools import count
 import pytest
 
 from handmade_agent.errors import StateError
-from handmade_agent.events import RunFinished, RunStarted, ToolFinished
+from handmade_agent.agent.events import RunFinished, RunStarted, ToolFinished
 from handmade_agent.llm import Message, ToolCall, Usage
-from handmade_agent.sessions import SQLiteStore
+from handmade_agent.storage import SQLiteStore
 
 
 @pytest.fixture

@@ -13,9 +13,9 @@ from pathlib import Path
 
 import pytest
 
-from handmade_agent import state_file
+from handmade_agent.storage import state_file
 from handmade_agent.errors import StateError
-from handmade_agent.state_file import FORMAT, VERSION, load_state, parse_state, save_state
+from handmade_agent.storage.state_file import FORMAT, VERSION, load_state, parse_state, save_state
 
 OLD = {"memory": {"turns": [["old turn", "旧的回答"]]}, "n": 1}
 NEW = {"memory": {"turns": [["new turn " * 2000]]}, "n": 2}  # big enough to take several chunks
@@ -132,7 +132,7 @@ def test_a_write_that_fails_part_way_leaves_the_old_state_and_no_temp_file(tmp_p
 CHILD_PRELUDE = """
 import os, signal, sys, time
 sys.path.insert(0, {root!r})
-from handmade_agent import state_file
+from handmade_agent.storage import state_file
 state_file.CHUNK = 4096
 path, new = sys.argv[1], {new!r}
 """

@@ -6,7 +6,7 @@ import json
 
 import pytest
 
-from handmade_agent.dates import as_clock, make_date_tools, parse_date
+from handmade_agent.toolbox.dates import as_clock, make_date_tools, parse_date
 from handmade_agent.errors import ToolError
 from handmade_agent.toolbox import (WEATHER_FILE, convert_temperature, default_registry, find_city, load_weather,
                                     make_weather_tool)

@@ -3,8 +3,8 @@ from __future__ import annotations
 
 import pytest
 
-from handmade_agent.arguments import parse_arguments, shorthand_parameter
-from handmade_agent.coercion import ArgumentError, coerce_arguments, coerce_value, describe_expected
+from handmade_agent.tools.arguments import parse_arguments, shorthand_parameter
+from handmade_agent.tools.coercion import ArgumentError, coerce_arguments, coerce_value, describe_expected
 
 
 def one(kind, value):

@@ -10,7 +10,7 @@ from typing import Annotated, Any, Literal, Optional, Union
 import pytest
 
 from handmade_agent.errors import ToolError
-from handmade_agent.schema import parse_docstring, type_schema
+from handmade_agent.tools.schema import parse_docstring, type_schema
 from handmade_agent.tools import Tool, ToolRegistry, tool
 
 GOLDEN = Path(__file__).parent / "golden"

@@ -8,12 +8,12 @@ import pytest
 pytest.importorskip("ipywidgets")
 
 from handmade_agent.agent import Agent
-from handmade_agent.events import LLMCallFinished, LLMCallStarted, ReplyEdited
+from handmade_agent.agent.events import LLMCallFinished, LLMCallStarted, ReplyEdited
 from handmade_agent.llm import ScriptedLLM
 from handmade_agent.observers import TraceRecorder
 from handmade_agent.toolbox import default_registry
-from handmade_agent.widgets.debugger import StepDebugger
-from handmade_agent.widgets.trace import TracePanel
+from handmade_agent.widgets import StepDebugger
+from handmade_agent.widgets import TracePanel
 from observer_samples import REPLIES, sample_run
 
 PNG = b"\x89PNG\r\n\x1a\n"

@@ -15,7 +15,7 @@ from .chunking import Chunk, chunk_documents, fixed_chunks, split_sentences, str
 from .context import attribute, check_citations, citations, cite, format_passages, rag_messages
 from .documents import Document, EvalItem, load_documents, load_eval, parse_document
 from .embedding import HashingEmbedder, SentenceTransformerEmbedder, default_model_path
-from .evaluation import EvalReport, evaluate, ndcg_at_k, recall_at_k, reciprocal_rank
+from .evaluation import EvalReport, evaluate, evaluate_retriever, ndcg_at_k, recall_at_k, reciprocal_rank, table
 from .fusion import blend, rrf
 from .index import VectorIndex, top_k
 from .rerank import CrossEncoderReranker, LLMJudgeReranker, Reranker
@@ -30,6 +30,6 @@ __all__ = [
     "CachedEmbedder", "EmbeddingCache", "default_cache_dir",
     "VectorIndex", "top_k", "BM25", "terms", "is_cjk", "rrf", "blend",
     "Hit", "Retriever", "METHODS", "Reranker", "CrossEncoderReranker", "LLMJudgeReranker",
-    "evaluate", "EvalReport", "recall_at_k", "reciprocal_rank", "ndcg_at_k",
+    "evaluate", "evaluate_retriever", "table", "EvalReport", "recall_at_k", "reciprocal_rank", "ndcg_at_k",
     "format_passages", "rag_messages", "citations", "check_citations", "attribute", "cite", "knowledge_search_tool",
 ]

@@ -26,9 +26,10 @@ from __future__ import annotations
 import os
 import re
 from pathlib import Path
-from typing import Protocol, Sequence, runtime_checkable
+from typing import Iterable, Protocol, Sequence, runtime_checkable
 
-from ..errors import LLMError, ModelNotFound
+from ..agent import Observer, complete, emit
+from ..errors import ModelNotFound
 
 
 @runtime_checkable
@@ -88,8 +89,9 @@ class LLMJudgeReranker:
     """Grades each passage 0–3 with a chat model; an unreadable reply counts as 0 (and is counted)."""
 
     def __init__(self, llm, *, max_chars: int = 700, max_tokens: int = 3, system: str = JUDGE_SYSTEM,
-                 examples: tuple = JUDGE_EXAMPLES):
+                 examples: tuple = JUDGE_EXAMPLES, observers: Iterable[Observer] = (), retries: int = 1):
         self.llm, self.max_chars, self.max_tokens, self.system = llm, max_chars, max_tokens, system
+        self.observers, self.retries = list(observers), retries  # judged like any model call: observed, retried
         self.examples = examples
         self.name = f"llm-judge:{getattr(llm, 'model', 'llm')}"
         self.calls = self.unparsed = 0
@@ -108,10 +110,9 @@ class LLMJudgeReranker:
 
     def grade(self, query: str, text: str) -> float:
         self.calls += 1
-        try:
-            reply = self.llm.complete(self.messages(query, text), max_tokens=self.max_tokens, temperature=0.0).text
-        except LLMError:
-            reply = ""  # a failed call must not break the search; it ranks the passage last among the judged
+        c, _error = complete(self.llm, self.messages(query, text), retries=self.retries, purpose="rerank",
+                             emit=lambda e: emit(self.observers, e), max_tokens=self.max_tokens, temperature=0.0)
+        reply = c.text if c is not None else ""  # a failed call must not break the search: the passage ranks last
         m = GRADE.search(reply)
         if m is None:
             self.unparsed += 1

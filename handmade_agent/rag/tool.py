@@ -20,7 +20,7 @@ for a small model to get wrong); both are fixed when the tool is made.
 """
 from __future__ import annotations
 
-from ..react_examples import KB_HINT
+from ..react.examples import KB_HINT
 from .context import format_passages
 
 DESCRIPTION = ("Search the knowledge base (product manuals and company notes, English and Chinese) and "

@@ -77,7 +77,7 @@ class ChunkViewer:
         return self.docs[self.doc_box.value]
 
     def refresh(self) -> None:
-        from ..rag.chunking import fixed_chunks, structure_chunks
+        from ..rag import fixed_chunks, structure_chunks
         size, overlap = self.size_box.value, min(self.overlap_box.value, self.size_box.value - 10)
         if self.method_box.value == "fixed":
             self.chunks = fixed_chunks(self.doc, size, overlap)

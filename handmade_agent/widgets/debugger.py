@@ -1,10 +1,10 @@
 """``StepDebugger``: run an agent one step at a time, and edit the model's reply before it is parsed.
 
 Buttons: *Ask the model* fills an editable box with the model's next reply
-(``agent.propose()``); as you edit it, a preview says what the parser makes of
+(``agent.ask_model()``, kept here until used); as you edit it, a preview says what the parser makes of
 it and what the loop will do (call a tool, end the run, send format feedback,
 stop); *Parse & act* takes the step with the text in the box
-(``agent.step(reply_override=...)`` when edited, emitting a ``ReplyEdited``
+(``agent.step(completion)``, with a new completion when edited, emitting a ``ReplyEdited``
 event so traces show the change); *Run to end* lets the model finish alone.
 A ``TracePanel`` underneath shows the run so far. Every button has a method
 of the same meaning (``ask``, ``apply``, ``run_to_end``, ``start``), so tests
@@ -21,7 +21,8 @@ from __future__ import annotations
 import html
 from typing import Any
 
-from ..events import ReplyEdited, RunStarted, emit
+from ..agent.events import ReplyEdited, RunStarted, emit
+from ..llm import Completion
 from .debugger_view import explain_reply, history_html
 from .trace import TracePanel
 from .trace_view import ERROR_STYLE, PRE_STYLE, ROW_STYLE, esc
@@ -70,14 +71,18 @@ class StepDebugger:
         """Begin a new run on ``question`` (or the text in the question box)."""
         if question is not None:
             self.question.value = question
-        self.history, self._proposal = [], None
+        self.history, self._proposal, self._completion = [], None, None
         self.agent.start(self.question.value)
         self.reply.value = ""
         self._refresh()
 
     def ask(self) -> str | None:
         """Ask the model for its next reply and put it in the box. None when the run is over."""
-        self._proposal = self.agent.propose()
+        if self.agent.finished or self.agent.stop_reason():
+            self._proposal = self._completion = None
+        else:  # the proposal is held here, not in the agent: the loop itself knows nothing of debugging
+            self._completion = self.agent.ask_model()
+            self._proposal = self._completion.text if self._completion is not None else None
         self.reply.value = self._proposal or ""
         self._refresh()
         return self._proposal
@@ -93,15 +98,15 @@ class StepDebugger:
         if edited:
             emit(self.agent.observers, ReplyEdited(run_id=self._run_id, step=index,
                                                    original=self._proposal or "", text=text))
-            step = self.agent.step(reply_override=text)
+            step = self.agent.step(Completion(text, model="edited by hand"))
         else:
-            step = self.agent.step()
+            step = self.agent.step(self._completion)
         if step is not None and step.index == index:
             self.history.append({"step": index, "reply": step.reply, "edited": edited,
                                  "original": self._proposal if edited else None, "kind": step.kind,
                                  "action": step.tool, "input": step.input, "observation": step.observation,
                                  "answer": step.answer, "error": step.error})
-        self._proposal = None
+        self._proposal = self._completion = None
         self.reply.value = ""
         self._refresh()
         return step

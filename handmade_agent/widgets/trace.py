@@ -19,9 +19,8 @@ from __future__ import annotations
 
 from typing import Any
 
-from ..events import Event, RunFinished, RunStarted
-from ..metrics import TraceSummary
-from ..trace import StepSpan, Trace
+from ..agent.events import Event, RunFinished, RunStarted
+from ..observers import StepSpan, Trace, TraceSummary
 from .trace_view import step_html, step_title, timeline_png, totals_html, trace_html
 
 

@@ -7,7 +7,7 @@ form (what GitHub shows of a committed notebook). Everything shown is escaped.
 Deliberately left out: themes and CSS classes (inline styles survive more
 renderers), and interactive charts (a PNG is readable everywhere).
 
-    >>> from handmade_agent.trace import StepSpan
+    >>> from handmade_agent.observers import StepSpan
     >>> step_title(StepSpan(1, answer="42"))
     'Step 1 · final answer · 0 ms · 0 tokens'
 """
@@ -19,8 +19,7 @@ import io
 import json
 from typing import Any
 
-from ..metrics import fmt_duration
-from ..trace import StepSpan, Trace
+from ..observers import StepSpan, Trace, fmt_duration
 
 ERROR_STYLE = "background:#fdecea;color:#8a1c1c;border-left:4px solid #d93025;padding:4px 8px;margin:4px 0"
 ROW_STYLE = "margin:3px 0"

@@ -1,0 +1,18 @@
+"""Chapter 03: the agent loop — ask the model, read its step, run the tool, show it the result, repeat.
+
+``Agent`` (``loop.py``) runs it; ``Step`` and ``RunResult`` (``steps.py``) are the one record of a
+run; ``events.py`` is what the loop emits for observers (chapter 04) to read; ``model_call.py`` is
+the one observed, retried model call; ``native.py`` reads native tool-calling replies.
+
+    >>> from handmade_agent.llm import ScriptedLLM
+    >>> Agent(ScriptedLLM(["Thought: easy\\nFinal Answer: 4"]), []).run("2+2?").stop_reason
+    'final_answer'
+"""
+from . import events
+from .events import Event, Observer, emit
+from .loop import Agent
+from .model_call import complete
+from .steps import STEP_KINDS, STOP_REASONS, RunResult, Step, ToolUse
+
+__all__ = ["Agent", "Step", "ToolUse", "RunResult", "STEP_KINDS", "STOP_REASONS", "events", "Event", "Observer",
+           "emit", "complete"]

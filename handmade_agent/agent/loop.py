@@ -1,0 +1,270 @@
+"""The agent loop: ask the model, read its step, run the tool, show it the result, repeat.
+
+``Agent(llm, tools).run(question)`` returns a ``RunResult``. Each ``step()`` is one model call
+and what came of it (a ``Step``); whether the run goes on is decided in one place,
+``stop_reason()``, checked before each step: ``final_answer``, ``model_error`` (the backend failed
+``llm_retries`` + 1 times), ``format_errors`` (too many unreadable replies in a row),
+``repeated_action`` (the same call again after a warning), ``max_steps``, ``time_budget``.
+Nothing a model does makes ``run`` raise: bad format and tool failures go back to it as
+observations. ``strategy="react"`` speaks the text protocol (chapter 02); ``"native"`` passes
+tool schemas to the backend and reads ``Completion.tool_calls``. Every happening is an event
+(``events.py``); each finished step is emitted whole as ``StepFinished``.
+
+Deliberately left out: parallel tool execution, streaming, retrying a failed tool on the model's
+behalf, and debugging hooks (a debugger asks ``ask_model()`` and passes its own completion to
+``step()``; see ``widgets/debugger.py``).
+
+    >>> from handmade_agent.llm import ScriptedLLM
+    >>> Agent(ScriptedLLM(["Thought: easy\\nFinal Answer: 4"]), []).run("2+2?").answer
+    '4'
+"""
+from __future__ import annotations
+
+import json
+import time
+import uuid
+from dataclasses import asdict, dataclass, field
+from typing import Any, Iterable
+
+from ..errors import FormatError, StateError
+from ..llm import Completion, Message, Usage
+from ..react import STOP, FinalAnswer, build_system_prompt, few_shot_messages, format_help, loads_lenient, parse
+from ..tools import Tool, ToolRegistry
+from . import events as ev
+from .config import AgentConfig
+from .model_call import complete
+from .native import NATIVE_SYSTEM_PROMPT, read_native
+from .steps import RunResult, Step, ToolUse
+
+
+@dataclass
+class _Run:
+    """The state of the run in progress."""
+    run_id: str
+    question: str
+    started: float
+    prefix: list[Message]
+    steps: list[Step] = field(default_factory=list)
+    usage: Usage = field(default_factory=Usage)
+    format_errors: int = 0                               # consecutive
+    repeats: int = 0
+    seen: dict[tuple, str] = field(default_factory=dict)  # (tool, input) -> first observation
+    calls: int = 0                                       # model calls made for the step in progress
+    result: RunResult | None = None
+
+
+class Agent:
+    """A tool-using agent over any ``LLM``. Settings are ``AgentConfig`` fields, given as keywords."""
+
+    def __init__(self, llm: Any, tools: ToolRegistry | Iterable[Tool], *, memory: Any = None,
+                 observers: Iterable[ev.Observer] = (), config: AgentConfig | None = None, **settings: Any):
+        unknown = set(settings) - set(AgentConfig.names())
+        if unknown:
+            raise TypeError(f"Agent got unknown settings {sorted(unknown)}; known: {AgentConfig.names()}")
+        self.config = AgentConfig(**{**(asdict(config) if config else {}), **settings})
+        self.llm, self.memory, self.observers = llm, memory, list(observers)
+        self.tools = tools if isinstance(tools, ToolRegistry) else ToolRegistry(tools)
+        self.last_result: RunResult | None = None
+        self._run: _Run | None = None
+        if isinstance(getattr(memory, "observers", None), list):  # a memory that calls the model (summaries)
+            memory.observers.append(self._relay)                   # reports its calls into this agent's runs
+
+    def _relay(self, event: ev.Event) -> None:
+        self._emit(event, len(self._run.steps) if self._run else 0)
+
+    def __getattr__(self, name: str) -> Any:  # agent.max_steps reads agent.config.max_steps
+        if name in AgentConfig.names():
+            return getattr(self.__dict__["config"], name)
+        raise AttributeError(f"{type(self).__name__!r} object has no attribute {name!r}")
+
+    def settings(self) -> dict:
+        """The settings as JSON-able data: ``Agent(llm, tools, **agent.settings())`` rebuilds the agent."""
+        return self.config.to_dict()
+
+    def prompt(self) -> str:
+        """The system prompt this agent sends."""
+        if self.config.system_prompt is not None:
+            return self.config.system_prompt
+        return build_system_prompt(self.tools, few_shot=False) if self._react else NATIVE_SYSTEM_PROMPT
+
+    def examples(self) -> list[Message]:
+        """The worked examples sent as chat turns before the question (text ReAct with few_shot only)."""
+        return few_shot_messages(self.tools) if self.config.few_shot and self._react else []
+
+    @property
+    def _react(self) -> bool:
+        return self.config.strategy == "react"
+
+    # --- the loop --------------------------------------------------------------------------------
+
+    def run(self, question: str) -> RunResult:
+        """Answer ``question``; never raises because of the model or a tool."""
+        self.start(question)
+        while self.step() is not None:
+            pass
+        assert self.last_result is not None
+        return self.last_result
+
+    def start(self, question: str) -> None:
+        """Begin a run without taking a step (for step-through debugging)."""
+        history = [self._from_memory(m) for m in (self.memory.messages() if self.memory is not None else [])]
+        prefix = [Message("system", self.prompt()), *self.examples(), *history, Message("user", question)]
+        self._run = _Run(f"run-{uuid.uuid4().hex[:8]}", question, time.perf_counter(), prefix)
+        self._emit(ev.RunStarted(question=question, settings=self.settings()), 0)
+
+    def step(self, completion: Completion | None = None) -> Step | None:
+        """Take one step (``completion``: use this reply instead of asking the model). None once the run is over."""
+        r = self._state()
+        if r.result is None and (reason := self.stop_reason()):
+            self._finish(r, reason)
+        if r.result is not None:
+            return None
+        t0, started, index = time.perf_counter(), time.time(), len(r.steps) + 1
+        error = ""
+        if completion is None:
+            completion, error = self._ask(index)
+        if completion is None:
+            step = Step(index, "model_error", error=error, native=not self._react)
+        else:
+            r.usage = r.usage + completion.usage
+            step = self._react_step(r, index, completion) if self._react else self._native_step(r, index, completion)
+            step.usage, step.latency = completion.usage, completion.latency
+        step.started, step.model_calls, step.duration = started, r.calls, time.perf_counter() - t0
+        r.calls = 0
+        r.steps.append(step)
+        self._emit(ev.StepFinished(record=step), index)
+        if reason := self.stop_reason():  # finish now, so `finished` and `last_result` are right after a step
+            self._finish(r, reason)
+        return step
+
+    def stop_reason(self) -> str | None:
+        """Why the run must stop now, or None to go on: every stopping rule of the loop is here."""
+        r = self._state()
+        last = r.steps[-1] if r.steps else None
+        if last is not None and last.kind in ("final_answer", "model_error"):
+            return last.kind
+        if r.format_errors >= self.config.max_format_errors:
+            return "format_errors"
+        if r.repeats > 1:
+            return "repeated_action"
+        if len(r.steps) >= self.config.max_steps:
+            return "max_steps"
+        budget = self.config.time_budget
+        if budget is not None and time.perf_counter() - r.started >= budget:
+            return "time_budget"
+        return None
+
+    @property
+    def finished(self) -> bool:
+        return self._run is None or self._run.result is not None
+
+    def messages(self) -> list[Message]:
+        """Exactly what the model is sent at the next step."""
+        r = self._state()
+        out, results = list(r.prefix), []
+        for s in r.steps:
+            out += s.to_messages(results if self.config.recap_results else ())
+            results += [u.observation for u in s.tool_uses if u.ok and s.kind == "action"]
+        return out
+
+    def ask_model(self) -> Completion | None:
+        """The model's next reply, without acting on it (None if the backend failed)."""
+        return self._ask(len(self._state().steps) + 1)[0]
+
+    # --- one step, each strategy -----------------------------------------------------------------
+
+    def _ask(self, index: int) -> tuple[Completion | None, str]:
+        r, native = self._state(), not self._react
+
+        def emit(e: ev.Event) -> None:
+            r.calls += isinstance(e, ev.LLMCallStarted)
+            self._emit(e, index)
+        return complete(self.llm, self.messages(), retries=self.config.llm_retries, emit=emit,
+                        stop=None if native else STOP,
+                        max_tokens=self.config.max_tokens, tools=self.tools.schemas() if native else None)
+
+    def _react_step(self, r: _Run, index: int, c: Completion) -> Step:
+        try:
+            parsed = parse(c.text)
+        except FormatError as e:
+            return self._format_error(r, index, c.text, str(e), e.problem + "\n" + format_help(self.tools.names()))
+        r.format_errors = 0
+        if isinstance(parsed, FinalAnswer):
+            return self._final(index, c.text, parsed.answer, parsed.thought)
+        use = self._act(r, index, parsed.tool, parsed.input)
+        return Step(index, "action", c.text, parsed.thought, [use])
+
+    def _native_step(self, r: _Run, index: int, c: Completion) -> Step:
+        reply = read_native(c, index)
+        if reply.problem:
+            return self._format_error(r, index, c.text or "", reply.problem, reply.feedback or reply.problem)
+        r.format_errors = 0
+        if reply.answer is not None:
+            return self._final(index, c.text or "", reply.answer, "")
+        uses = []
+        for call in reply.calls:
+            args = loads_lenient(call.arguments or "{}")
+            use = self._act(r, index, call.name or "", args if isinstance(args, dict) else call.arguments)
+            use.call_id = call.id
+            uses.append(use)
+        return Step(index, "action", c.text or "", "", uses, native=True)
+
+    def _final(self, index: int, reply: str, answer: str, thought: str) -> Step:
+        self._emit(ev.FinalAnswer(answer=answer), index)
+        return Step(index, "final_answer", reply, thought, answer=answer, native=not self._react)
+
+    def _format_error(self, r: _Run, index: int, reply: str, error: str, feedback: str) -> Step:
+        r.format_errors += 1
+        self._emit(ev.ParseFailed(text=reply, error=error, feedback=feedback), index)
+        return Step(index, "format_error", reply, error=error, feedback=feedback, native=not self._react)
+
+    def _act(self, r: _Run, index: int, name: str, args: dict | str) -> ToolUse:
+        """Run a tool, unless it is a repeat: then warn instead (a second repeat stops the run)."""
+        tool = self.tools.get(name)
+        key = (tool.name if tool else name.strip().lower(), json.dumps(args, sort_keys=True, ensure_ascii=False))
+        self._emit(ev.ToolStarted(name=name, args=args), index)
+        if key in r.seen:
+            r.repeats += 1
+            text = (f"You already called {name} with this input; the result was: {r.seen[key]}\n"
+                    "Do not repeat the same call. Use that result, try a different input, or give the Final Answer.")
+            use = ToolUse(name, args, False, text, "repeated_action")
+        else:
+            res = self.tools.call(name, args)
+            use = ToolUse(name, args, res.ok, res.content, res.error, res.duration)
+            r.seen[key] = res.content
+        self._emit(ev.ToolFinished(name=name, args=args, ok=use.ok, content=use.observation, error=use.error,
+                                   duration=use.duration), index)
+        return use
+
+    # --- bookkeeping -------------------------------------------------------------------------------
+
+    def _finish(self, r: _Run, reason: str) -> None:
+        last = r.steps[-1] if r.steps else None
+        answer = last.answer if reason == "final_answer" and last is not None else None
+        r.result = RunResult(answer, list(r.steps), reason, r.usage, time.perf_counter() - r.started,
+                             r.run_id, r.question)
+        self.last_result = r.result
+        if self.memory is not None and answer is not None:  # remember finished exchanges only
+            if hasattr(self.memory, "record_run"):  # the memory's own policy decides what is kept
+                self.memory.record_run(r.question, r.result)
+            else:
+                self.memory.add(Message("user", r.question))
+                self.memory.add(Message("assistant", answer))
+        self._emit(ev.RunFinished(answer=answer, stop_reason=reason, steps=len(r.steps), usage=r.usage,
+                                  duration=r.result.duration), len(r.steps))
+
+    def _from_memory(self, m: Any) -> Message:
+        """Past answers, shown in the protocol's own form so a text-ReAct model keeps to the format."""
+        m = m if isinstance(m, Message) else Message(m["role"], m.get("content") or "")
+        if self._react and m.role == "assistant" and not m.tool_calls and "Final Answer" not in m.content:
+            return Message("assistant", f"Final Answer: {m.content}")
+        return m
+
+    def _state(self) -> _Run:
+        if self._run is None:
+            raise StateError("No run in progress: call agent.start(question) (or agent.run(question)) first.")
+        return self._run
+
+    def _emit(self, event: ev.Event, step: int) -> None:
+        event.run_id, event.step = self._run.run_id if self._run else "", step
+        ev.emit(self.observers, event)

@@ -1,0 +1,53 @@
+"""Reading a reply of native tool calling: tool calls, a final answer, or a problem to report.
+
+With ``strategy="native"`` the backend returns structured ``Completion.tool_calls``.
+Small models do not always use that channel: they write the call as bare
+JSON text, or in ReAct form. ``read_native`` recovers such a call with the
+ReAct parser when it is unambiguous, treats other text as the final answer,
+and reports what cannot be read (a malformed call, an empty reply) so the
+agent can send it back as feedback.
+
+Deliberately left out: running the calls (the agent does that, with the same
+repeat detection and events as text ReAct).
+
+    >>> from handmade_agent.llm import Completion
+    >>> read_native(Completion('{"name": "add", "arguments": {"a": 1}}'), 3).calls[0].id
+    'call_3'
+"""
+from __future__ import annotations
+
+import json
+from dataclasses import dataclass, field
+
+from ..errors import FormatError
+from ..llm import Completion, ToolCall
+from ..react import Action, FinalAnswer, parse
+
+NATIVE_SYSTEM_PROMPT = ("You are a helpful assistant. Call a tool whenever it can compute or look up what is asked; "
+                        "when a call needs an earlier call's result, wait for it. Then answer briefly.")
+
+
+@dataclass
+class NativeReply:
+    calls: list[ToolCall] = field(default_factory=list)
+    answer: str | None = None
+    problem: str | None = None  # set when the reply could not be used; ``feedback`` says what to do
+    feedback: str | None = None
+
+
+def read_native(c: Completion, index: int) -> NativeReply:
+    """What a native-tool-calling reply asks for; ``index`` numbers recovered calls (``call_<index>``)."""
+    if c.tool_calls:
+        return NativeReply(list(c.tool_calls))
+    try:
+        parsed = parse(c.text)
+    except FormatError:
+        parsed = None
+    if isinstance(parsed, Action):
+        args = parsed.input if isinstance(parsed.input, str) else json.dumps(parsed.input, ensure_ascii=False)
+        return NativeReply([ToolCall(parsed.tool, args, f"call_{index}")])
+    if '"arguments"' in c.text or "<tool_call>" in c.text or not c.text.strip():
+        problem = "Your reply was empty." if not c.text.strip() else "Your tool call could not be read."
+        return NativeReply(problem=problem, feedback=problem + " Call one tool with a valid JSON object of "
+                           "arguments, or answer the user in plain text.")
+    return NativeReply(answer=parsed.answer if isinstance(parsed, FinalAnswer) else c.text.strip())

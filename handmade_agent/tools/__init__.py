@@ -1,0 +1,22 @@
+"""Chapter 01: what a tool is to a model, and how the agent calls one safely.
+
+A ``Tool`` is a name, a description and a JSON Schema of its arguments, plus the
+Python function behind it. ``@tool`` builds one from type hints and a docstring
+(``schema.py``); ``ToolRegistry`` lists tools for the model and calls them:
+arguments parsed (``arguments.py``) and coerced to the schema (``coercion.py``),
+the function run with a time-out and its output cleaned (``execution.py``).
+
+    >>> @tool
+    ... def shout(text: str) -> str:
+    ...     '''Say it loudly.'''
+    ...     return text.upper()
+    >>> ToolRegistry([shout]).call("shout", {"text": "hi"}).content
+    'HI'
+"""
+from .coercion import ArgumentError
+from .execution import ToolTimeout
+from .registry import Tool, ToolRegistry, ToolResult, tool
+from .schema import parameters_schema, type_schema, type_text
+
+__all__ = ["Tool", "tool", "ToolRegistry", "ToolResult", "ArgumentError", "ToolTimeout", "type_schema",
+           "type_text", "parameters_schema"]

@@ -1,0 +1,254 @@
+"""Tools: what a model can call. ``Tool``, the ``@tool`` decorator, and ``ToolRegistry``.
+
+To a model a tool is a name, a description and a JSON Schema of its
+parameters; to Python it is a function. ``@tool`` builds the schema from type
+hints and the docstring (``schema.py``). ``ToolRegistry.call`` is the one
+place a model's request turns into running code, so it never raises: an
+unknown name, bad arguments (``arguments.py``, ``coercion.py``), an exception, a time-out or a
+denied approval all come back as a ``ToolResult`` whose ``content`` tells the
+model what went wrong and what to do.
+
+Deliberately left out: killing a runaway tool. Python cannot stop a thread, so
+a timed-out tool keeps running in a daemon thread while the registry returns at
+once; tools that may hang for real belong in a subprocess.
+
+    >>> @tool
+    ... def add(a: int, b: int) -> int:
+    ...     "Add two integers."
+    ...     return a + b
+    >>> ToolRegistry([add]).call("Add", {"a": "2", "b": 3}).content
+    '5'
+"""
+from __future__ import annotations
+
+import difflib
+import functools
+import inspect
+import json
+import re
+import threading
+import time
+from dataclasses import dataclass, field
+from typing import Any, Callable, Iterable, Iterator
+
+from .arguments import parse_arguments
+from .coercion import ArgumentError, coerce_arguments, normalize_name
+from ..errors import ToolError
+from .execution import ToolTimeout, clean_output, run_with_timeout, to_text
+from .schema import enum_converters, parameters_schema, parse_docstring, type_text
+
+_NAME = re.compile(r"^[A-Za-z0-9_-]{1,64}$")  # what the OpenAI tools API accepts
+
+
+@dataclass
+class Tool:
+    """A function plus what a model needs to know to call it. Calling the Tool calls the function."""
+    name: str
+    description: str
+    parameters: dict
+    fn: Callable[..., Any]
+    side_effects: bool = False   # needs the registry's approval hook before it runs
+    timeout: float | None = 5.0  # seconds; None runs inline with no cut-off
+
+    def __post_init__(self) -> None:
+        if not _NAME.match(self.name or ""):
+            raise ToolError(f"tool name {self.name!r} must be 1-64 letters, digits, '_' or '-' "
+                            "(the OpenAI tools format requires it); pick a name like 'get_weather'.")
+        if not isinstance(self.parameters, dict) or self.parameters.get("type", "object") != "object":
+            raise ToolError(f"{self.name}: parameters must be a JSON Schema object "
+                            '{"type": "object", "properties": {...}, "required": [...]}.')
+        self.parameters = {"type": "object", "properties": {}, "required": [], **self.parameters}
+
+    def __call__(self, *args: Any, **kwargs: Any) -> Any:
+        return self.fn(*args, **kwargs)
+
+    def schema(self) -> dict:
+        """This tool in the OpenAI ``tools`` format."""
+        return {"type": "function", "function": {
+            "name": self.name, "description": self.description, "parameters": self.parameters}}
+
+    def signature(self) -> str:
+        """A one-line, Python-like summary: ``get_weather(city: string, date: "today" | "tomorrow" = "today")``."""
+        parts = []
+        for pname, schema in self.parameters["properties"].items():
+            text = f"{pname}: {type_text(schema)}"
+            if pname not in self.parameters["required"] and "default" in schema:
+                text += " = " + json.dumps(schema["default"], ensure_ascii=False)
+            elif pname not in self.parameters["required"]:
+                text += " (optional)"
+            parts.append(text)
+        return f"{self.name}({', '.join(parts)})"
+
+
+def tool(fn: Callable | None = None, *, name: str | None = None, description: str | None = None,
+         side_effects: bool = False, timeout: float | None = 5.0) -> Any:
+    """Turn a function into a ``Tool``; use as ``@tool`` or ``@tool(name=..., side_effects=True)``.
+
+    The description is the docstring's text before its ``Args:`` section;
+    parameter descriptions come from ``Args:``; the schema from type hints.
+    """
+    def build(f: Callable) -> Tool:
+        summary, arg_docs = parse_docstring(inspect.getdoc(f))
+        text = description or summary
+        if not text:
+            raise ToolError(f"{f.__name__} has no docstring. A model chooses tools by their description: "
+                            "write one (or pass description=...).")
+        parameters = parameters_schema(f, arg_docs)
+        run = f
+        if converters := enum_converters(f):  # JSON carries the Enum's value; the function wants the member
+            @functools.wraps(f)
+            def run(*args: Any, **kwargs: Any) -> Any:
+                for key, kind in converters.items():
+                    if key in kwargs and kwargs[key] is not None and not isinstance(kwargs[key], kind):
+                        kwargs[key] = kind(kwargs[key])
+                return f(*args, **kwargs)
+        return Tool(name or f.__name__, text, parameters, run, side_effects, timeout)
+    return build(fn) if fn is not None else build
+
+
+@dataclass
+class ToolResult:
+    """What a call produced. ``content`` is always the observation text to show the model."""
+    ok: bool
+    content: str
+    error: str | None = None     # one line: what went wrong (None when ok)
+    duration: float = 0.0        # seconds, including validation
+    status: str = "ok"           # ok | unknown_tool | invalid_arguments | denied | error | timeout
+    tool: str | None = None      # the registered name the call resolved to
+    truncated: bool = False      # the output was cut to the registry's max_chars
+
+    @property
+    def timed_out(self) -> bool:
+        return self.status == "timeout"
+
+    def __str__(self) -> str:
+        return self.content
+
+
+class ToolRegistry:
+    """The tools an agent may use, looked up forgivingly and called safely.
+
+    ``approve(tool, args) -> bool`` is asked before any ``side_effects`` tool
+    runs; without a hook such tools are refused (safe by default).
+    ``max_chars`` caps what one result may put into the model's context.
+    """
+
+    def __init__(self, tools: Iterable[Tool | Callable] = (), approve: Callable[[Tool, dict], bool] | None = None,
+                 *, max_chars: int = 2000):
+        self._tools: dict[str, Tool] = {}
+        self.approve = approve
+        self.max_chars = max_chars
+        self._abandoned: list[threading.Thread] = []
+        for t in tools:
+            self.add(t)
+
+    @staticmethod
+    def _key(name: str) -> str:
+        name = name.strip().strip("`'\"").removeprefix("functions.")
+        return normalize_name(name.removesuffix("()"))
+
+    def add(self, tool_: Tool | Callable) -> None:
+        """Register a Tool (a plain documented function is wrapped with ``@tool`` first)."""
+        if not isinstance(tool_, Tool):
+            if not callable(tool_):
+                raise ToolError(f"cannot register {tool_!r}: give a Tool or a documented function.")
+            tool_ = tool(tool_)
+        key = self._key(tool_.name)
+        if key in self._tools:
+            raise ToolError(f"a tool named {self._tools[key].name!r} is already registered; "
+                            "names must differ by more than case or separators.")
+        self._tools[key] = tool_
+
+    def get(self, name: str) -> Tool | None:
+        """The tool called ``name``, ignoring case and separators (``Get-Weather`` finds ``get_weather``)."""
+        return self._tools.get(self._key(name)) if isinstance(name, str) else None
+
+    def names(self) -> list[str]:
+        return [t.name for t in self._tools.values()]
+
+    def __len__(self) -> int:
+        return len(self._tools)
+
+    def __iter__(self) -> Iterator[Tool]:
+        return iter(list(self._tools.values()))
+
+    def __contains__(self, name: object) -> bool:
+        return isinstance(name, (str, Tool)) and self.get(name.name if isinstance(name, Tool) else name) is not None
+
+    def describe(self) -> str:
+        """The tool list as text for a ReAct system prompt: signature, description, argument notes."""
+        blocks = []
+        for t in self._tools.values():
+            lines = [t.signature(), f"    {t.description}".replace("\n", "\n    ")]
+            lines += [f"    - {p}: {s['description']}" for p, s in t.parameters["properties"].items()
+                      if s.get("description")]
+            if t.side_effects:
+                lines.append("    (has side effects: runs only if the user approves)")
+            blocks.append("\n".join(lines))
+        return "\n".join(blocks)
+
+    def schemas(self) -> list[dict]:
+        """All tools in the OpenAI ``tools`` format, for native function calling."""
+        return [t.schema() for t in self._tools.values()]
+
+    def still_running(self) -> int:
+        """How many timed-out tool threads are still running in the background (they cannot be killed)."""
+        self._abandoned = [t for t in self._abandoned if t.is_alive()]
+        return len(self._abandoned)
+
+    def call(self, name: str, args: dict | str | None = None) -> ToolResult:
+        """Validate, approve, run with a time-out, and clean the output. Never raises."""
+        t0 = time.perf_counter()
+
+        def fail(status: str, error: str, content: str, resolved: str | None = None) -> ToolResult:
+            return ToolResult(False, "Error: " + content, error, time.perf_counter() - t0, status, resolved)
+
+        try:
+            t = self.get(name)
+            if t is None:
+                return fail("unknown_tool", f"unknown tool {name!r}", self._unknown_text(name))
+            try:
+                kwargs = coerce_arguments(t.parameters, parse_arguments(t.parameters, args))
+            except ArgumentError as e:
+                text = (f"invalid arguments for {t.name}:\n" + "\n".join(f"- {p}" for p in e.problems)
+                        + f"\nCall it again with arguments that fit: {t.signature()}")
+                return fail("invalid_arguments", str(e), text, t.name)
+            if t.side_effects:
+                denied = self._denied(t, kwargs)
+                if denied:
+                    return fail("denied", denied, f"{denied}. Do not call {t.name} again with these arguments; "
+                                "continue without it or tell the user what you wanted to do.", t.name)
+            try:
+                value = run_with_timeout(t.fn, kwargs, t.timeout, t.name)
+            except ToolTimeout as e:
+                self._abandoned.append(e.thread)
+                return fail("timeout", f"timed out after {t.timeout:g} s",
+                            f"{t.name} did not finish within {t.timeout:g} s and was cut off. Try simpler "
+                            "input, or answer without this tool.", t.name)
+            except Exception as e:  # the tool's own failure becomes the model's observation
+                if isinstance(e, ToolError):
+                    return fail("error", str(e), f"{t.name}: {e}", t.name)
+                return fail("error", f"{type(e).__name__}: {e}", f"{t.name} failed with {type(e).__name__}: "
+                            f"{e}. Check the arguments and try again, or answer without this tool.", t.name)
+            text, cut = clean_output(to_text(value), self.max_chars)
+            return ToolResult(True, text, None, time.perf_counter() - t0, "ok", t.name, cut)
+        except Exception as e:  # a bug in the registry itself must not crash the agent either
+            return fail("error", f"{type(e).__name__}: {e}", f"the tool call could not be handled "
+                        f"({type(e).__name__}: {e}).")
+
+    def _unknown_text(self, name: Any) -> str:
+        available = ", ".join(self.names()) or "(none)"
+        keys = {self._key(n): n for n in self.names()}
+        close = difflib.get_close_matches(self._key(name) if isinstance(name, str) else "", list(keys), n=1,
+                                          cutoff=0.6)
+        hint = f" Did you mean {keys[close[0]]!r}?" if close else ""
+        return f"there is no tool named {name!r}.{hint} Available tools: {available}."
+
+    def _denied(self, t: Tool, kwargs: dict) -> str | None:
+        if self.approve is None:
+            return f"{t.name} has side effects and this registry has no approval hook, so it was not run"
+        try:
+            approved = self.approve(t, dict(kwargs))
+        except Exception as e:  # a broken hook must deny, never approve
+            return f"the approval check for {t.name} failed ({type(e).__name__}: {e}), so it was not run"
+        return None if approved else f"the user did not approve running {t.name}"
