@@ -1,6 +1,7 @@
 # One-command set-up and test for handmade-agent. Everything lives in .venv; nothing is installed globally.
 #   make demo   - create .venv, install the package with every extra, fetch + verify the local model, run the demo
-#   make test   - the same set-up if needed, then every unit test and every notebook under nbval (strict)
+#   make test   - the same set-up if needed, then every test (model tests too) and every notebook under nbval (strict)
+#   make unit   - the fast tests only (no model loaded; under a minute)
 #   make lab    - open JupyterLab on the notebooks
 PYTHON ?= python3
 VENV   := .venv
@@ -38,7 +39,7 @@ test: setup
 	$(BIN)/python -m pytest -p no:cacheprovider tests notebooks $(NBVAL)
 
 unit: setup
-	$(BIN)/python -m pytest -p no:cacheprovider tests
+	$(BIN)/python -m pytest -p no:cacheprovider -m "not model" tests
 
 notebooks: setup
 	$(BIN)/python -m pytest -p no:cacheprovider notebooks $(NBVAL)
