@@ -1,46 +1,100 @@
 """Execute notebooks top to bottom in a fresh kernel and save them commit-ready.
 
     python tests/execute_notebook.py notebooks/00_setup.ipynb [more.ipynb ...]
+    python tests/execute_notebook.py --normalize notebooks/*.ipynb   (rewrite in normal form, no run)
 
-Runs in the current environment's kernel, then strips what must not be
-committed (personal metadata, widget state) so the file records a clean run
-with execution counts 1..n. A cell that raises stops the run and nothing is saved.
+A committed notebook records one clean run (execution counts 1..n) and is stored in the exact form
+JupyterLab writes, so opening it changes nothing: nbformat 4.5 with a stable id per cell, the
+kernel's own kernelspec and language_info, consecutive stream outputs merged (as the front end
+does). It keeps the widget state of its run (so a trusted, unrun notebook shows every panel) and
+the fingerprint of what produced its outputs (``notebook_fingerprint.py``). Personal metadata is
+dropped. A cell that raises stops the run and nothing is saved.
 """
 from __future__ import annotations
 
+import hashlib
 import sys
 import time
 from pathlib import Path
 
-KEEP_NB_METADATA = ("kernelspec", "language_info")
+sys.path.insert(0, str(Path(__file__).resolve().parent))
+KEEP_NB_METADATA = ("kernelspec", "language_info", "widgets")
+WIDGET_STATE = "application/vnd.jupyter.widget-state+json"
 
 
-def clean(nb) -> None:
+def merge_streams(outputs: list) -> list:
+    """Consecutive stream outputs of one name become one (JupyterLab saves them that way)."""
+    merged: list = []
+    for o in outputs:
+        prev = merged[-1] if merged else None
+        if o.get("output_type") == "stream" and prev is not None and prev.get("output_type") == "stream" \
+                and prev.get("name") == o.get("name"):
+            prev["text"] = "".join(prev["text"]) + "".join(o["text"])
+        else:
+            merged.append(o)
+    return merged
+
+
+def normalize(nb, fingerprint: dict | None = None) -> None:
+    """Put ``nb`` (an nbformat node) in the committed normal form, in place."""
+    old = nb.metadata.get("handmade_agent")
     nb.metadata = {k: v for k, v in nb.metadata.items() if k in KEEP_NB_METADATA}
-    nb.metadata.get("language_info", {}).pop("version", None)
-    for cell in nb.cells:
+    if fingerprint or old:
+        nb.metadata["handmade_agent"] = {"fingerprint": fingerprint or old["fingerprint"]}
+    widgets = nb.metadata.get("widgets", {}).get(WIDGET_STATE)
+    if widgets is not None and not widgets.get("state"):
+        nb.metadata.pop("widgets")  # no panel in this notebook: no empty state block
+    seen: set[str] = set()
+    for i, cell in enumerate(nb.cells):
         tags = cell.metadata.get("tags", [])
         cell.metadata = {"tags": tags} if tags else {}
-        cell.pop("id", None)
+        cid = cell.get("id") or hashlib.sha1(f"{i}:{''.join(cell.source)}".encode()).hexdigest()[:8]
+        while cid in seen:  # ids must be unique; a copied cell may share one
+            cid = hashlib.sha1(cid.encode()).hexdigest()[:8]
+        cell["id"] = cid
+        seen.add(cid)
+        if cell.cell_type == "code":
+            cell.outputs = merge_streams(cell.outputs)
+    nb.nbformat, nb.nbformat_minor = 4, 5
+
+
+def write(nb, path: Path) -> None:
+    import nbformat
+    nbformat.validate(nb)
+    path.write_text(nbformat.writes(nb), encoding="utf-8")  # what jupyter_server writes for the front end
 
 
 def execute(path: Path) -> None:
     import nbformat
     from nbclient import NotebookClient
+    from notebook_fingerprint import fingerprint
 
     nb = nbformat.read(path, as_version=4)
     for cell in nb.cells:
         if cell.cell_type == "code":
             cell.outputs, cell.execution_count = [], None
+    nb.metadata.pop("widgets", None)
+    inputs = fingerprint(path)  # before the run: the outputs come from the code as it was when it started
     t0 = time.perf_counter()
-    client = NotebookClient(nb, timeout=1800, kernel_name="python3", resources={"metadata": {"path": str(path.parent)}})
+    client = NotebookClient(nb, timeout=1800, kernel_name="python3", store_widget_state=True,
+                            resources={"metadata": {"path": str(path.parent)}})
     client.execute()
-    clean(nb)
-    nb.nbformat_minor = 4  # minor 4 has no cell ids, so diffs stay stable
-    nbformat.write(nb, path)
+    normalize(nb, inputs)
+    write(nb, path)
     print(f"{path}: executed in {time.perf_counter() - t0:.0f} s")
 
 
-if __name__ == "__main__":
-    for arg in sys.argv[1:]:
+def main(args: list[str]) -> None:
+    import nbformat
+    if args and args[0] == "--normalize":
+        for arg in args[1:]:
+            nb = nbformat.read(arg, as_version=4)
+            normalize(nb)
+            write(nb, Path(arg))
+        return
+    for arg in args:
         execute(Path(arg))
+
+
+if __name__ == "__main__":
+    main(sys.argv[1:])

@@ -3,9 +3,12 @@ from __future__ import annotations
 
 import json
 import re
+import sys
 from pathlib import Path
 
 import pytest
+
+sys.path.insert(0, str(Path(__file__).resolve().parent))
 
 NOTEBOOKS = sorted((Path(__file__).resolve().parents[1] / "notebooks").glob("*.ipynb"))
 SECRET = re.compile(r"sk-[A-Za-z0-9_-]{16,}|Bearer\s+[A-Za-z0-9._-]{16,}|(api[_-]?key|token)\s*[=:]\s*['\"][^'\"\s]{12,}",
@@ -40,7 +43,7 @@ def test_committed_from_one_clean_run(path):
 @pytest.mark.parametrize("path", NOTEBOOKS, ids=lambda p: p.name)
 def test_no_personal_metadata_or_secrets(path):
     nb = load(path)
-    assert set(nb["metadata"]) <= {"kernelspec", "language_info"}
+    assert set(nb["metadata"]) <= {"kernelspec", "language_info", "widgets", "handmade_agent"}
     for c in nb["cells"]:
         assert set(c.get("metadata", {})) <= {"tags"}, f"cell metadata {c.get('metadata')} in {path.name}"
     text = text_of(nb)
@@ -86,3 +89,39 @@ def test_shown_source_is_still_the_package_source(path):
             assert text.strip() in PACKAGE_SOURCE, (
                 f"{path.name}: the source shown by {source.strip()!r} changed in the package; "
                 "re-run the notebook (python tests/execute_notebook.py notebooks/...)")
+
+
+@pytest.mark.parametrize("path", NOTEBOOKS, ids=lambda p: p.name)
+def test_outputs_are_fresh(path):
+    """The package code, data and model that produced the committed outputs are the ones here now."""
+    from notebook_fingerprint import fingerprint
+    recorded = load(path)["metadata"].get("handmade_agent", {}).get("fingerprint")
+    rerun = f"re-run it: .venv/bin/python tests/execute_notebook.py notebooks/{path.name}"
+    assert recorded, f"{path.name} records no fingerprint; {rerun}"
+    now = fingerprint(path)
+    changed = sorted(k for k in set(now["inputs"]) | set(recorded["inputs"])
+                     if now["inputs"].get(k) != recorded["inputs"].get(k))
+    assert recorded["hash"] == now["hash"], f"{path.name} is stale ({', '.join(changed[:8])} changed); {rerun}"
+
+
+@pytest.mark.parametrize("path", NOTEBOOKS, ids=lambda p: p.name)
+def test_saved_in_the_form_jupyterlab_writes(path):
+    """Opening the notebook in JupyterLab must not change it (ids, merged streams, nbformat 4.5)."""
+    import nbformat
+    from execute_notebook import normalize
+    text = path.read_text(encoding="utf-8")
+    nb = nbformat.reads(text, as_version=4)
+    normalize(nb)
+    assert nbformat.writes(nb) == text, f"{path.name} is not in normal form; run tests/execute_notebook.py --normalize"
+    assert (nb.nbformat, nb.nbformat_minor) == (4, 5) and all(c.get("id") for c in nb.cells)
+
+
+@pytest.mark.parametrize("path", NOTEBOOKS, ids=lambda p: p.name)
+def test_every_widget_output_has_its_saved_state(path):
+    """A trusted, unrun notebook renders a panel from the saved state; a missing model is an error on screen."""
+    nb = load(path)
+    views = [o["data"]["application/vnd.jupyter.widget-view+json"]["model_id"] for c in code_cells(nb)
+             for o in c["outputs"] if "application/vnd.jupyter.widget-view+json" in o.get("data", {})]
+    state = nb["metadata"].get("widgets", {}).get("application/vnd.jupyter.widget-state+json", {}).get("state", {})
+    missing = [v for v in views if v not in state]
+    assert not missing, f"{path.name}: {len(missing)} widget outputs without saved state; re-execute it"
