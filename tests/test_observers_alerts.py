@@ -67,7 +67,7 @@ def test_alerts_reach_the_other_observers_and_the_trace():
         emit(observers, e)
     trace = rec.trace
     assert [a.name for a in trace.alerts] == ["tool_error"]
-    assert trace.steps[2].alerts[0].message == "tool calculator failed: division by zero"
+    assert (trace.alerts[0].step, trace.alerts[0].message) == (3, "tool calculator failed: division by zero")
     assert trace.summary().alerts == ["tool_error"]
 
 

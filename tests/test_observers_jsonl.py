@@ -9,7 +9,9 @@ from hypothesis import given
 from hypothesis import strategies as st
 
 from handmade_agent.errors import StateError
-from handmade_agent.agent.events import LLMCallStarted, RunStarted, ToolFinished, emit
+from handmade_agent.agent.events import LLMCallStarted, RunStarted, StepFinished, ToolFinished, emit
+from handmade_agent.agent.steps import Step, ToolUse
+from handmade_agent.llm import Usage
 from handmade_agent.observers.jsonl import JSONLLogger, read_events, read_trace, read_traces, redact, redact_event
 from handmade_agent.observers import TraceRecorder
 from observer_samples import sample_run
@@ -32,6 +34,16 @@ def test_a_trace_written_and_read_back_equals_the_recorded_one(tmp_path):
     assert back == rec.trace
     assert back.summary() == rec.summary() and back.steps == rec.trace.steps
     assert len(path.read_text(encoding="utf-8").splitlines()) == len(sample_run())
+
+
+def test_step_records_come_back_as_steps_with_their_tool_uses_and_usage(tmp_path):
+    path = tmp_path / "run.jsonl"
+    log_and_record(sample_run(), path)
+    line = next(json.loads(l) for l in path.read_text(encoding="utf-8").splitlines() if '"step_finished"' in l)
+    assert line["record"]["tool_uses"][0]["tool"] == "get_weather" and line["record"]["usage"]["prompt_tokens"] == 120
+    back = [e for e in read_events(path) if isinstance(e, StepFinished)]
+    assert [type(e.record) for e in back] == [Step] * 4 and isinstance(back[0].record.tool_uses[0], ToolUse)
+    assert back[2].record.tool_uses[0].ok is False and back[3].record.usage == Usage(260, 15)
 
 
 def test_the_log_is_readable_json_with_chinese_kept_as_text(tmp_path):
@@ -58,7 +70,8 @@ def with_secrets():
     events[0].settings = {**events[0].settings, "api_key": "hunter2-very-secret", "base_url": "http://127.0.0.1:8080/v1"}
     events[1].messages = events[1].messages + [
         {"role": "user", "content": f"my key is {KEY}, header Authorization: Bearer {BEARER}"}]
-    events[4].content = f"fetched https://api.example.test/?api_key=zz99yy88xx77&city=北京 ok; OPENAI_API_KEY={KEY}"
+    leak = f"fetched https://api.example.test/?api_key=zz99yy88xx77&city=北京 ok; OPENAI_API_KEY={KEY}"
+    events[4].content = events[5].record.tool_uses[0].observation = leak  # the tool's result, and its step's record
     return events
 
 
@@ -73,6 +86,7 @@ def test_secrets_are_redacted_in_the_file_and_the_rest_reads_back_unchanged(tmp_
     assert back.events[0].settings["api_key"] == "[REDACTED]"
     assert back.events[0].settings["base_url"] == "http://127.0.0.1:8080/v1"
     assert back.events[4].content.endswith("&city=北京 ok; OPENAI_API_KEY=[REDACTED]")
+    assert back.steps[0].observation == back.events[4].content  # the record is redacted the same way
     assert back.summary() == rec.summary()  # the numbers do not change
 
 

@@ -8,12 +8,15 @@ import pytest
 pytest.importorskip("ipywidgets")
 
 from handmade_agent.agent import Agent
-from handmade_agent.agent.events import LLMCallFinished, LLMCallStarted, ReplyEdited
+from handmade_agent.agent.events import Alert, ReplyEdited
+from handmade_agent.agent.steps import Step
+from handmade_agent.errors import LLMError
 from handmade_agent.llm import ScriptedLLM
 from handmade_agent.observers import TraceRecorder
 from handmade_agent.toolbox import default_registry
 from handmade_agent.widgets import StepDebugger
 from handmade_agent.widgets import TracePanel
+from handmade_agent.widgets.timeline import timeline_bars
 from observer_samples import REPLIES, sample_run
 
 PNG = b"\x89PNG\r\n\x1a\n"
@@ -65,18 +68,21 @@ def test_the_panel_updates_live_event_by_event():
     panel = TracePanel()
     panel(events[0])
     assert panel.accordion.children == () and "北京明天" in panel.header.value
-    panel(events[1])  # step 1's model call started
-    assert panel.accordion.titles == ("Step 1 · thinking… · 0 ms · 0 tokens",)
-    panel(events[2])
-    assert panel.entries[0]["thought"] == "I need tomorrow's weather in Beijing." and "running" in panel.totals.value
-    for e in events[3:6]:
+    panel(events[1])  # step 1's model call started: the step in progress is shown, not yet an entry
+    assert panel.accordion.titles == ("Step 1 · thinking…",) and panel.entries == []
+    assert "waiting for the model" in panel.accordion.children[0].value and "running" in panel.totals.value
+    panel(events[2]), panel(events[3])  # the reply came; the tool started
+    assert panel.accordion.titles == ("Step 1 · get_weather…",)
+    for e in events[4:7]:  # the tool finished, step 1 finished, step 2's model call started
         panel(e)
-    assert len(panel.accordion.children) == 2 and panel.accordion.selected_index == 1
+    assert panel.accordion.titles == ("Step 1 · get_weather · 1.5 s · 150 tokens", "Step 2 · thinking…")
+    assert panel.entries[0]["thought"] == "I need tomorrow's weather in Beijing."
+    assert panel.accordion.selected_index == 1  # the step in progress is open
     assert bytes(panel.timeline.value) == b"" and panel.timeline.layout.display == "none"  # drawn once, at the end
 
 
 def test_a_new_run_clears_the_panel():
-    panel = fed(sample_run("run-aaa111") + sample_run("run-bbb222", t0=2000.0)[:3])
+    panel = fed(sample_run("run-aaa111") + sample_run("run-bbb222", t0=2000.0)[:6])
     assert len(panel.accordion.children) == 1 and panel.trace.run_id == "run-bbb222"
     assert panel.summary.stop_reason == ""
 
@@ -95,7 +101,7 @@ def test_static_html_has_the_same_entries_and_the_chart():
 
 def test_html_is_escaped():
     events = sample_run()
-    events[2].text = "Thought: <script>alert(1)</script>\nFinal Answer: x"
+    events[5].record.thought = "<script>alert(1)</script>"
     assert "<script>" not in fed(events).to_html() and "&lt;script&gt;" in fed(events).to_html()
 
 
@@ -109,9 +115,49 @@ def test_a_panel_on_a_real_scripted_agent_run():
     assert f"{result.usage.prompt_tokens} prompt" in panel.totals.value
 
 
-def test_a_retry_after_a_model_error_stays_one_entry_with_the_error_shown():
-    panel = fed([LLMCallStarted(run_id="r", step=1), LLMCallFinished(run_id="r", step=1, error="LLMError: timeout")])
-    assert panel.error_steps == [1] and "model error: LLMError: timeout" in panel.accordion.children[0].value
+def test_a_model_error_step_is_one_entry_with_the_error_shown():
+    panel = TracePanel()
+    Agent(ScriptedLLM([LLMError("timeout")] * 2), tools(), llm_retries=1, observers=[panel]).run("q")
+    assert panel.error_steps == [1] and panel.accordion.titles[0].startswith("⚠ Step 1 · model error")
+    assert "model error: LLMError: timeout" in panel.accordion.children[0].value
+
+
+def test_a_format_error_shows_the_raw_reply_open_and_no_thought():
+    panel = fed(sample_run())
+    assert panel.entries[1]["thought"] == "" and "<b>Thought</b>" not in panel.accordion.children[1].value
+    assert "<details open><summary>raw model reply</summary>" in panel.accordion.children[1].value
+
+
+def test_alerts_and_edits_show_in_their_steps_entry():
+    events = sample_run()
+    events.insert(14, Alert(run_id="run-abc123", step=3, name="tool_error", message="calculator failed"))
+    events.insert(6, ReplyEdited(run_id="run-abc123", step=2, original="Thought: mine", text="It is sunny I think."))
+    panel = fed(events)
+    assert panel.accordion.titles[1].startswith("⚠ ✎ Step 2") and "Thought: mine" in panel.accordion.children[1].value
+    assert "alert tool_error: calculator failed" in panel.accordion.children[2].value
+    assert "alert" not in panel.accordion.children[0].value and panel.summary.edited_replies == 1
+
+
+@pytest.mark.parametrize("opening, label, thought", [("Thought 1: add them", "Thought 1", "add them"),
+                                                     ("Thinking: I add", "Thinking", "I add"),
+                                                     ("### Thought\nadd them up", "###", "add them up")])
+def test_the_panel_shows_exactly_the_parsers_thought(opening, label, thought):
+    panel = TracePanel()
+    reply = opening + '\nAction: calculator\nAction Input: {"expression": "1+2"}'
+    Agent(ScriptedLLM([reply, "Final Answer: 3"]), tools(), observers=[panel]).run("1+2?")
+    assert panel.entries[0]["thought"] == thought
+    rows = panel.accordion.children[0].value.split("<details>")[0]  # the entry without its raw-reply block
+    assert f"<b>Thought</b>: {thought}</div>" in rows and label not in rows
+
+
+def test_the_timeline_places_the_model_before_the_tools_at_the_end_of_the_step():
+    step = fed(sample_run()).trace.steps[0]  # began at 1000.01, model 1.5 s, tool 20 ms, 1.521 s in all
+    bars = timeline_bars(step, t0=1000.0)
+    assert bars["step"] == pytest.approx((0.01, 1.521)) and bars["model"] == pytest.approx((0.011, 1.5))
+    assert len(bars["tools"]) == 1 and bars["tools"][0][:2] == pytest.approx((1.511, 0.02)) and bars["tools"][0][2]
+    # a model call that had to wait for a shared model: the wait comes first, the model's work last
+    waited = timeline_bars(Step(1, "final_answer", latency=2.0, duration=5.0, started=10.0), t0=0.0)
+    assert waited["step"] == (10.0, 5.0) and waited["model"] == (13.0, 2.0)
 
 
 # --- StepDebugger ----------------------------------------------------------------------------------
@@ -136,8 +182,8 @@ def test_editing_the_reply_changes_what_the_parser_and_the_loop_do():
     assert "FormatError" in dbg.preview.value and "Format error 1 in a row." in dbg.preview.value
     dbg.apply_button.click()
     h = dbg.history[0]
-    assert (h["kind"], h["edited"], h["original"], h["reply"]) == ("format_error", True, REPLIES[0], "It is sunny.")
-    assert h["observation"].startswith("Your reply does not follow the format")
+    assert (h.kind, dbg.edits[1].original, h.reply) == ("format_error", REPLIES[0], "It is sunny.")
+    assert h.observation.startswith("Your reply does not follow the format")
     assert len(llm.calls) == 1  # the edited reply replaced the model's; no second call was made
     assert dbg.panel.accordion.titles[0].startswith("⚠ ✎ Step 1 · format error")
     assert dbg.panel.summary.edited_replies == 1 and dbg.reply.value == ""
@@ -178,7 +224,7 @@ def test_stepping_without_edits_gives_the_same_run_as_run():
     dbg.apply()               # the proposal unchanged: no edit recorded
     result = dbg.run_to_end()
     reference = Agent(ScriptedLLM(REPLIES), tools()).run("北京明天天气怎么样？")
-    assert [h["edited"] for h in dbg.history] == [False] * 4
+    assert dbg.edits == {} and dbg.history == result.steps
     assert [s.kind for s in result.steps] == [s.kind for s in reference.steps]
     assert result.answer == reference.answer and "Run finished: <b>final_answer</b>" in dbg.status.value
 
@@ -189,6 +235,7 @@ def test_restart_begins_a_fresh_run_and_static_html_shows_the_steps():
     dbg.apply("Thought: skip\nFinal Answer: 不知道")
     page = dbg.to_html()
     assert "✎ edited" in page and "不知道" in page and "Step debugger" in page
+    assert "'>Thought: skip</div>" in page and dbg.history[0].thought == "skip"  # the parser's thought, shown
     rec = TraceRecorder()
     dbg.agent.observers.append(rec)
     dbg.start_button.click()

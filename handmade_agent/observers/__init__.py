@@ -1,21 +1,22 @@
 """Chapter 04: watching an agent — who listens to the events the loop emits.
 
-``ConsolePrinter`` prints a run (``printer.py``); ``TraceRecorder`` keeps each run's ``Trace``
-with one span per step and a ``TraceSummary`` of its numbers (``trace.py``, ``spans.py``,
+Every observer reads one record of a step: the agent's ``Step``, carried whole by
+``StepFinished`` events. ``ConsolePrinter`` prints a run (``printer.py``); ``TraceRecorder``
+keeps each run's ``Trace`` (its events; ``trace.steps`` are the ``Step`` records) and
+``summarize`` turns a run's events into a ``TraceSummary`` of its numbers (``trace.py``,
 ``metrics.py``); ``JSONLLogger`` writes events to a log with secrets redacted and
 ``read_trace`` reads it back (``jsonl.py``); ``ThresholdAlerts`` raises alerts (``alerts.py``).
 
-    >>> from handmade_agent.agent.events import FinalAnswer
-    >>> ConsolePrinter()(FinalAnswer(run_id="r", step=1, answer="42"))
+    >>> from handmade_agent.agent.events import StepFinished
+    >>> from handmade_agent.agent.steps import Step
+    >>> ConsolePrinter("quiet")(StepFinished(run_id="r", step=1, record=Step(1, "final_answer", answer="42")))
     ✔ final answer: 42
 """
 from .alerts import ThresholdAlerts
 from .jsonl import JSONLLogger, read_events, read_trace, read_traces, redact
 from .metrics import TraceSummary, fmt_duration, summarize
 from .printer import LEVELS, ConsolePrinter
-from .spans import StepSpan, ToolSpan, thought_of
-from .trace import Trace, TraceRecorder
+from .trace import Trace, TraceRecorder, step_errors
 
-__all__ = ["ConsolePrinter", "LEVELS", "TraceRecorder", "Trace", "TraceSummary", "summarize", "StepSpan",
-           "ToolSpan", "thought_of", "JSONLLogger", "read_events", "read_trace", "read_traces", "redact",
-           "ThresholdAlerts", "fmt_duration"]
+__all__ = ["ConsolePrinter", "LEVELS", "TraceRecorder", "Trace", "TraceSummary", "summarize", "step_errors",
+           "JSONLLogger", "read_events", "read_trace", "read_traces", "redact", "ThresholdAlerts", "fmt_duration"]

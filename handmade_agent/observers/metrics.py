@@ -1,8 +1,11 @@
 """The numbers of one run: steps, tokens, model vs tool time, tool success rate, format errors, stop reason.
 
-``summarize(trace)`` computes a ``TraceSummary`` from a trace's events only, so
-the same numbers come from a live recorder and from a log read back from disk.
-``fmt_duration`` prints seconds the way every observer prints them.
+``summarize(events)`` computes a ``TraceSummary`` from a run's events: the ``Step``
+records its ``StepFinished`` events carry, plus the run-level events (model calls made
+for something other than a step, such as memory summaries; edits; alerts; the finish).
+So the same numbers come from a live recorder and from a log read back from disk.
+A step counts once it has finished. ``fmt_duration`` prints seconds the way every
+observer prints them.
 
 Deliberately left out: cost in money (prices change; tokens are the stable
 unit) and percentiles across runs (aggregate summaries yourself, they are plain data).
@@ -13,10 +16,9 @@ unit) and percentiles across runs (aggregate summaries yourself, they are plain 
 from __future__ import annotations
 
 from dataclasses import asdict, dataclass, field
-from typing import TYPE_CHECKING, Any
+from typing import Any, Sequence
 
-if TYPE_CHECKING:  # only for type hints: trace.py imports this module
-    from .trace import Trace
+from ..agent.events import Alert, Event, LLMCallFinished, ReplyEdited, RunFinished, RunStarted, StepFinished
 
 
 def fmt_duration(seconds: float) -> str:
@@ -83,29 +85,30 @@ class TraceSummary:
         return "\n".join(lines)
 
 
-def summarize(trace: "Trace") -> TraceSummary:
-    """Compute the summary of a trace (finished or not) from its events."""
-    steps = trace.steps
-    done = trace.finished
-    tools = [t for s in steps for t in s.tools if t.ok is not None]
+def summarize(events: Sequence[Event]) -> TraceSummary:
+    """The summary of one run (finished or not) from its events (``Trace.summary()`` passes its own)."""
+    steps = [e.record for e in events if isinstance(e, StepFinished)]
+    done = next((e for e in events if isinstance(e, RunFinished)), None)
+    started = next((e for e in events if isinstance(e, RunStarted)), None)
+    # calls for memory summaries or reranking belong to no step, but their tokens and time are the run's
+    extra = [e for e in events if isinstance(e, LLMCallFinished) and e.purpose != "step"]
+    tools = [u for s in steps for u in s.tool_uses]
     answer = done.answer if done else next((s.answer for s in reversed(steps) if s.answer is not None), None)
-    if done:
-        wall = done.duration
-    else:
-        wall = trace.events[-1].ts - trace.events[0].ts if trace.events else 0.0
+    wall = done.duration if done else (events[-1].ts - events[0].ts if events else 0.0)
     return TraceSummary(
-        run_id=trace.run_id, question=trace.question, answer=answer,
+        run_id=events[0].run_id if events else "", question=started.question if started else "", answer=answer,
         stop_reason=done.stop_reason if done else "",
         steps=done.steps if done else len(steps),
-        llm_calls=sum(s.llm_calls for s in steps),
-        prompt_tokens=sum(s.usage.prompt_tokens for s in steps),
-        completion_tokens=sum(s.usage.completion_tokens for s in steps),
-        model_time=sum(s.model_time for s in steps),
-        tool_time=sum(t.duration for t in tools),
+        llm_calls=sum(s.model_calls for s in steps) + len(extra),
+        prompt_tokens=sum(s.usage.prompt_tokens for s in steps) + sum(e.usage.prompt_tokens for e in extra),
+        completion_tokens=sum(s.usage.completion_tokens for s in steps)
+        + sum(e.usage.completion_tokens for e in extra),
+        model_time=sum(s.latency for s in steps) + sum(e.latency for e in extra),
+        tool_time=sum(u.duration for u in tools),
         wall_time=wall,
-        tool_calls=len(tools), tool_errors=sum(1 for t in tools if not t.ok),
-        format_errors=sum(1 for e in trace.events if e.kind == "parse_failed"),
-        llm_errors=sum(1 for e in trace.events if e.kind == "llm_call_finished" and getattr(e, "error", None)),
-        edited_replies=sum(1 for s in steps if s.edited_from is not None),
-        alerts=[a.name for a in trace.alerts],
+        tool_calls=len(tools), tool_errors=sum(1 for u in tools if not u.ok),
+        format_errors=sum(1 for s in steps if s.kind == "format_error"),
+        llm_errors=sum(1 for e in events if isinstance(e, LLMCallFinished) and e.error),
+        edited_replies=sum(1 for e in events if isinstance(e, ReplyEdited)),
+        alerts=[e.name for e in events if isinstance(e, Alert)],
     )

@@ -1,16 +1,18 @@
-"""A run's trace: its events, grouped into one span per step, and a summary of the numbers.
+"""A run's trace: the events of one run, whose ``StepFinished`` events carry its ``Step`` records.
 
-A ``Trace`` is nothing but the list of events a run emitted; steps and the
-summary are computed from that list whenever asked, so a trace read back from
-a JSON Lines log (``jsonl.py``) is equal to the recorded one and gives the same
-numbers. ``TraceRecorder`` is the observer that collects traces, one per run.
+A ``Trace`` is nothing but the list of events a run emitted. ``trace.steps`` are the
+agent's own ``Step`` records (the one record of a step: no second model of it here),
+and the summary is computed from the events whenever asked, so a trace read back from
+a JSON Lines log (``jsonl.py``) is equal to the recorded one and gives the same numbers.
+For a live view, ``running_step`` / ``running_tool`` say what the step in progress is
+doing. ``TraceRecorder`` is the observer that collects traces, one per run.
+``step_errors`` lists a step's errors, labelled, for highlighting.
 
 Deliberately left out: nested spans, sampling and export to tracing systems
-(OpenTelemetry); one level of spans (the step) is what a ReAct loop has.
+(OpenTelemetry); one level (the step) is what a ReAct loop has.
 
     >>> rec = TraceRecorder()
-    >>> from handmade_agent.agent.events import FinalAnswer
-    >>> rec(RunStarted(run_id="r1", question="2+2?")); rec(FinalAnswer(run_id="r1", step=1, answer="4"))
+    >>> rec(StepFinished(run_id="r1", step=1, record=Step(1, "final_answer", answer="4")))
     >>> rec.trace.steps[0].answer
     '4'
 """
@@ -19,11 +21,17 @@ from __future__ import annotations
 from dataclasses import dataclass, field
 from typing import Any
 
-from ..agent.events import Alert, Event, RunFinished, RunStarted
+from ..agent.events import Alert, Event, ReplyEdited, RunFinished, RunStarted, StepFinished, ToolFinished, ToolStarted
+from ..agent.steps import Step
 from .metrics import TraceSummary, summarize
-from .spans import StepSpan, ToolSpan, apply_event, thought_of
 
-__all__ = ["Trace", "TraceRecorder", "StepSpan", "ToolSpan", "thought_of"]
+__all__ = ["Trace", "TraceRecorder", "step_errors"]
+
+
+def step_errors(step: Step) -> list[str]:
+    """Every error of ``step``, labelled: the model's, the format's, and each failed tool call's."""
+    out = [f"{step.kind.replace('_', ' ')}: {step.error}"] if step.kind in ("model_error", "format_error") else []
+    return out + [f"tool {u.tool} failed: {u.error or u.observation}" for u in step.tool_uses if not u.ok]
 
 
 @dataclass
@@ -55,22 +63,35 @@ class Trace:
         return [e for e in self.events if isinstance(e, Alert)]
 
     @property
-    def steps(self) -> list[StepSpan]:
-        """One span per step number, in the order steps began."""
-        spans: dict[int, StepSpan] = {}
-        for e in self.events:
-            if isinstance(e, (RunStarted, RunFinished, Alert)):
-                continue
-            span = spans.get(e.step) or spans.setdefault(e.step, StepSpan(e.step, start=e.ts, end=e.ts))
-            span.end = max(span.end, e.ts)
-            apply_event(span, e)
-        for alert in self.alerts:  # after the loop: an alert may arrive before its step's first event
-            if alert.step in spans:  # a run-level alert (e.g. no_answer at the end) stays only in .alerts
-                spans[alert.step].alerts.append(alert)
-        return list(spans.values())
+    def steps(self) -> list[Step]:
+        """The finished steps, as the agent recorded them."""
+        return [e.record for e in self.events if isinstance(e, StepFinished)]
+
+    @property
+    def edits(self) -> dict[int, ReplyEdited]:
+        """Step number -> the ``ReplyEdited`` event of a step whose reply a person replaced."""
+        return {e.step: e for e in self.events if isinstance(e, ReplyEdited)}
+
+    def _after_last_step(self) -> list[Event]:
+        done = max((e.step for e in self.events if isinstance(e, StepFinished)), default=0)
+        # a later step's events; memory's summary calls after the last step carry that step's number
+        return [] if self.finished else [e for e in self.events if e.step > done and not isinstance(e, Alert)]
+
+    @property
+    def running_step(self) -> int | None:
+        """The number of the step in progress (begun, not finished yet), or None."""
+        live = self._after_last_step()
+        return live[-1].step if live else None
+
+    @property
+    def running_tool(self) -> str | None:
+        """The tool the step in progress is running right now, or None."""
+        live = self._after_last_step()
+        started = [e.name for e in live if isinstance(e, ToolStarted)]
+        return started[-1] if len(started) > sum(isinstance(e, ToolFinished) for e in live) else None
 
     def summary(self) -> TraceSummary:
-        return summarize(self)
+        return summarize(self.events)
 
 
 class TraceRecorder:

@@ -6,7 +6,9 @@ it and what the loop will do (call a tool, end the run, send format feedback,
 stop); *Parse & act* takes the step with the text in the box
 (``agent.step(completion)``, with a new completion when edited, emitting a ``ReplyEdited``
 event so traces show the change); *Run to end* lets the model finish alone.
-A ``TracePanel`` underneath shows the run so far. Every button has a method
+The steps taken are the agent's own ``Step`` records (``history``, from ``StepFinished``
+events) and the edits are the ``ReplyEdited`` events (``edits``); a ``TracePanel``
+underneath shows the run so far. Every button has a method
 of the same meaning (``ask``, ``apply``, ``run_to_end``, ``start``), so tests
 and notebooks drive it without a browser; ``to_html()`` is the static form.
 
@@ -21,7 +23,8 @@ from __future__ import annotations
 import html
 from typing import Any
 
-from ..agent.events import ReplyEdited, RunStarted, emit
+from ..agent.events import ReplyEdited, RunStarted, StepFinished, emit
+from ..agent.steps import Step
 from ..llm import Completion
 from .debugger_view import explain_reply, history_html
 from .trace import TracePanel
@@ -35,8 +38,10 @@ class StepDebugger:
         import ipywidgets as w  # heavy: only when a debugger is built
 
         self.agent = agent
-        self.history: list[dict] = []
+        self.history: list[Step] = []               # the steps of the current run, as the agent recorded them
+        self.edits: dict[int, ReplyEdited] = {}     # step number -> how a person changed its reply
         self._proposal: str | None = None
+        self._completion: Completion | None = None  # the model reply behind the proposal, until used
         self._run_id = ""
         self.panel = TracePanel(title="Trace so far", chart=True) if trace else None
         agent.observers.append(self._observe)
@@ -71,7 +76,7 @@ class StepDebugger:
         """Begin a new run on ``question`` (or the text in the question box)."""
         if question is not None:
             self.question.value = question
-        self.history, self._proposal, self._completion = [], None, None
+        self.history, self.edits, self._proposal, self._completion = [], {}, None, None
         self.agent.start(self.question.value)
         self.reply.value = ""
         self._refresh()
@@ -93,19 +98,12 @@ class StepDebugger:
             self._refresh()
             return None
         text = self.reply.value if text is None else text
-        index = len(self.history) + 1
-        edited = bool(text) and text != self._proposal
-        if edited:
-            emit(self.agent.observers, ReplyEdited(run_id=self._run_id, step=index,
+        if bool(text) and text != self._proposal:  # an edit: the trace must not pretend the model wrote it
+            emit(self.agent.observers, ReplyEdited(run_id=self._run_id, step=len(self.history) + 1,
                                                    original=self._proposal or "", text=text))
             step = self.agent.step(Completion(text, model="edited by hand"))
         else:
             step = self.agent.step(self._completion)
-        if step is not None and step.index == index:
-            self.history.append({"step": index, "reply": step.reply, "edited": edited,
-                                 "original": self._proposal if edited else None, "kind": step.kind,
-                                 "action": step.tool, "input": step.input, "observation": step.observation,
-                                 "answer": step.answer, "error": step.error})
         self._proposal = self._completion = None
         self.reply.value = ""
         self._refresh()
@@ -122,7 +120,7 @@ class StepDebugger:
         """In words: what the parser makes of ``text`` and what the loop will do with it."""
         streak = 1  # the reply would be the n-th format error in a row
         for h in reversed(self.history):
-            if h["kind"] != "format_error":
+            if h.kind != "format_error":
                 break
             streak += 1
         return explain_reply(text, self.agent, streak)
@@ -134,6 +132,10 @@ class StepDebugger:
     def _observe(self, event: Any) -> None:
         if isinstance(event, RunStarted):
             self._run_id = event.run_id
+        elif isinstance(event, StepFinished) and event.run_id == self._run_id:
+            self.history.append(event.record)
+        elif isinstance(event, ReplyEdited) and event.run_id == self._run_id:
+            self.edits[event.step] = event
 
     def _refresh(self) -> None:
         self._show_preview()
@@ -153,7 +155,7 @@ class StepDebugger:
             self._handle.update(self._repr_mimebundle_(), raw=True)
 
     def _history_html(self) -> str:
-        return history_html(self.history)
+        return history_html(self.history, self.edits)
 
     # -- display ----------------------------------------------------------------------
     def to_html(self) -> str:

@@ -2,7 +2,8 @@
 
 ``explain_reply`` runs the real parser on a reply and says, in words, what
 the loop will do with it (call a tool, end the run, send format feedback,
-stop). ``history_html`` renders the debugger's history, edits included.
+stop). ``history_html`` renders the steps taken (``Step`` records), edits included;
+the thought shown is the parser's (``step.thought``), an unreadable reply is shown raw.
 Both are plain functions, testable and reusable without widgets.
 
 Deliberately left out: predicting tool results (the preview says which tool
@@ -17,7 +18,10 @@ from __future__ import annotations
 import json
 from typing import Any
 
+from ..agent.events import ReplyEdited
+from ..agent.steps import Step
 from ..errors import FormatError
+from ..observers import step_errors
 from ..react import Action, parse
 from .trace_view import ERROR_STYLE, PRE_STYLE, ROW_STYLE, esc
 
@@ -49,23 +53,25 @@ def _block(label: str, text: Any, limit: int = 4000) -> str:
     return f"<div style='{ROW_STYLE}'>{label}<pre style='{PRE_STYLE}'>{esc(text, limit)}</pre></div>"
 
 
-def history_html(history: list[dict]) -> str:
+def history_html(steps: list[Step], edits: dict[int, ReplyEdited] | None = None) -> str:
     """The steps of a debugging session, one ``<details>`` block each; an edit shows the model's original."""
-    rows = []
-    for h in history:
-        mark = " ✎ edited" if h["edited"] else ""
-        rows.append(f"<details><summary>Step {h['step']} · {h['kind']}{mark}</summary><div style='margin-left:16px'>")
-        if h["edited"]:
-            rows.append(_block("The model wrote:", h["original"] or "(nothing: typed by hand)"))
-        rows.append(_block("Reply used:", h["reply"]))
-        if h["error"]:
-            rows.append(f"<div style='{ERROR_STYLE}'>⚠ {esc(h['error'], 2000)}</div>")
-        if h["action"]:
-            rows.append(f"<div style='{ROW_STYLE}'>Action: <code>{esc(h['action'], 200)}</code> "
-                        f"<code>{esc(h['input'], 2000)}</code></div>")
-        if h["observation"]:
-            rows.append(_block("Observation:", h["observation"]))
-        if h["answer"] is not None:
-            rows.append(f"<div style='{ROW_STYLE}'>Final answer: {esc(h['answer'], 2000)}</div>")
+    edits, rows = edits or {}, []
+    for s in steps:
+        edit = edits.get(s.index)
+        rows.append(f"<details><summary>Step {s.index} · {s.kind}{' ✎ edited' if edit else ''}</summary>"
+                    "<div style='margin-left:16px'>")
+        if edit is not None:
+            rows.append(_block("The model wrote:", edit.original or "(nothing: typed by hand)"))
+        rows.append(_block("Reply used:", s.reply))
+        if s.thought:
+            rows.append(f"<div style='{ROW_STYLE}'>Thought: {esc(s.thought, 2000)}</div>")
+        rows += [f"<div style='{ERROR_STYLE}'>⚠ {esc(e, 2000)}</div>" for e in step_errors(s)]
+        for u in s.tool_uses:
+            rows.append(f"<div style='{ROW_STYLE}'>Action: <code>{esc(u.tool, 200)}</code> "
+                        f"<code>{esc(u.input, 2000)}</code></div>")
+        if s.observation:
+            rows.append(_block("Observation:", s.observation))
+        if s.answer is not None:
+            rows.append(f"<div style='{ROW_STYLE}'>Final answer: {esc(s.answer, 2000)}</div>")
         rows.append("</div></details>")
     return "\n".join(rows)

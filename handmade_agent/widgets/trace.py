@@ -1,9 +1,10 @@
 """``TracePanel``: an observer that shows an agent run live, one collapsible entry per step.
 
 Give it to an agent (``Agent(llm, tools, observers=[panel])``) and display it
-(``panel`` as a cell's last line, or ``display(panel)``). Each event updates
-the panel while the run goes on: the step's entry (thought, action, input,
-observation, errors highlighted, time and tokens) and the totals line; when the
+(``panel`` as a cell's last line, or ``display(panel)``). Each finished step
+(its ``Step`` record, from ``StepFinished``) becomes an entry: thought, action,
+input, observation, errors highlighted, time and tokens; the step in progress
+shows as a last entry saying what it is doing; the totals line follows; when the
 run finishes, a timeline chart of model vs tool time per step (drawn once: an
 observer runs inside the agent's loop, so a slow one would slow every step). ``to_html()`` is the
 static form; a displayed panel also carries it, refreshed when the run
@@ -20,8 +21,9 @@ from __future__ import annotations
 from typing import Any
 
 from ..agent.events import Event, RunFinished, RunStarted
-from ..observers import StepSpan, Trace, TraceSummary
-from .trace_view import step_html, step_title, timeline_png, totals_html, trace_html
+from ..agent.steps import Step
+from ..observers import Trace, TraceSummary, step_errors
+from .trace_view import running_html, running_title, step_entry, timeline_png, totals_html, trace_html
 
 
 class TracePanel:
@@ -46,13 +48,10 @@ class TracePanel:
         if isinstance(event, RunStarted) or (self.trace.events and event.run_id != self.trace.run_id):
             self.clear()
         self.trace.add(event)
-        steps = self.trace.steps
         if isinstance(event, RunStarted):
             self._refresh_header()
-        elif steps and event.step == steps[-1].step:
-            self._refresh_entry(len(steps) - 1, steps[-1])
         else:
-            self._refresh_all()  # an event for an earlier step (rare): redraw everything
+            self._refresh_entries()
         self.totals.value = totals_html(self.trace)
         if isinstance(event, RunFinished):
             self._refresh_all()
@@ -67,7 +66,7 @@ class TracePanel:
 
     # -- what tests and learners read ---------------------------------------------
     @property
-    def steps(self) -> list[StepSpan]:
+    def steps(self) -> list[Step]:
         return self.trace.steps
 
     @property
@@ -76,15 +75,15 @@ class TracePanel:
 
     @property
     def entries(self) -> list[dict]:
-        """One dict per step entry, exactly what the panel shows."""
-        return [{"step": s.step, "title": step_title(s), "thought": s.thought, "action": s.action,
-                 "input": s.action_input, "observation": s.observation, "answer": s.answer, "errors": s.errors,
+        """One dict per finished step's entry, exactly what the panel shows."""
+        return [{"step": s.index, "title": step_entry(self.trace, s)[0], "thought": s.thought, "action": s.tool,
+                 "input": s.input, "observation": s.observation, "answer": s.answer, "errors": step_errors(s),
                  "time": s.duration, "tokens": s.usage.total_tokens} for s in self.trace.steps]
 
     @property
     def error_steps(self) -> list[int]:
         """Step numbers whose entry is highlighted as an error."""
-        return [s.step for s in self.trace.steps if s.errors]
+        return [s.index for s in self.trace.steps if step_errors(s)]
 
     # -- drawing ------------------------------------------------------------------
     def _refresh_header(self) -> None:
@@ -92,17 +91,23 @@ class TracePanel:
         q = html.escape(self.trace.question) if self.trace.events else "<i>waiting for a run…</i>"
         self.header.value = f"<h4 style='margin:4px 0'>{html.escape(self.title)}</h4><div><b>Question</b>: {q}</div>"
 
-    def _refresh_entry(self, i: int, span: StepSpan) -> None:
+    def _refresh_entries(self) -> None:
+        """One entry per finished step, plus the step in progress; only what changed is sent to the browser."""
         import ipywidgets as w
-        children = list(self.accordion.children)
-        while len(children) <= i:
-            children.append(w.HTML())
+        entries = [step_entry(self.trace, s, self.limit) for s in self.trace.steps]
+        if self.trace.running_step is not None:
+            entries.append((running_title(self.trace), running_html(self.trace)))
+        children = list(self.accordion.children)[: len(entries)]
+        children += [w.HTML() for _ in range(len(entries) - len(children))]
         if len(children) != len(self.accordion.children):
             self.accordion.children = children
-        children[i].value = step_html(span, self.limit)
-        self.accordion.set_title(i, step_title(span))
-        if self.open_latest:
-            self.accordion.selected_index = i
+        for i, (title, body) in enumerate(entries):
+            if children[i].value != body:
+                children[i].value = body
+            if self.accordion.get_title(i) != title:
+                self.accordion.set_title(i, title)
+        if self.open_latest or not entries:
+            self.accordion.selected_index = len(entries) - 1 if entries else None
 
     def _refresh_chart(self) -> None:
         if self.chart and self.trace.steps and self.trace.finished:
@@ -114,13 +119,7 @@ class TracePanel:
 
     def _refresh_all(self) -> None:
         self._refresh_header()
-        steps = self.trace.steps
-        if len(self.accordion.children) > len(steps):
-            self.accordion.children = list(self.accordion.children)[: len(steps)]
-        for i, span in enumerate(steps):
-            self._refresh_entry(i, span)
-        if not steps:
-            self.accordion.selected_index = None
+        self._refresh_entries()
         self.totals.value = totals_html(self.trace) if self.trace.events else ""
         self._refresh_chart()
 

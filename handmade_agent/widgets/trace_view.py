@@ -1,30 +1,33 @@
 """How a trace looks: HTML for one step, for a whole trace, and a timeline chart of model vs tool time.
 
-Pure functions from ``Trace`` / ``StepSpan`` to HTML text and PNG bytes, shared
-by the live ``TracePanel`` (inside ipywidgets) and its static ``to_html()``
-form (what GitHub shows of a committed notebook). Everything shown is escaped.
+Pure functions from a ``Trace`` and its ``Step`` records to HTML text and PNG bytes,
+shared by the live ``TracePanel`` (inside ipywidgets) and its static ``to_html()``
+form (what GitHub shows of a committed notebook). Everything shown is escaped; the
+thought shown is the parser's (``step.thought``), an unreadable reply is shown raw.
+
+The timeline chart itself is drawn in ``timeline.py``.
 
 Deliberately left out: themes and CSS classes (inline styles survive more
 renderers), and interactive charts (a PNG is readable everywhere).
 
-    >>> from handmade_agent.observers import StepSpan
-    >>> step_title(StepSpan(1, answer="42"))
+    >>> step_title(Step(1, "final_answer", answer="42"))
     'Step 1 · final answer · 0 ms · 0 tokens'
 """
 from __future__ import annotations
 
 import base64
 import html
-import io
 import json
-from typing import Any
+from typing import Any, Sequence
 
-from ..observers import StepSpan, Trace, fmt_duration
+from ..agent.events import Alert, ReplyEdited
+from ..agent.steps import Step
+from ..observers import Trace, fmt_duration, step_errors
+from .timeline import timeline_png, tool_time
 
 ERROR_STYLE = "background:#fdecea;color:#8a1c1c;border-left:4px solid #d93025;padding:4px 8px;margin:4px 0"
 ROW_STYLE = "margin:3px 0"
 PRE_STYLE = "white-space:pre-wrap;margin:2px 0 2px 12px;font-size:90%;background:#f6f8fa;padding:4px"
-MODEL_COLOR, TOOL_COLOR, ERROR_COLOR, WAIT_COLOR = "#4c78a8", "#f58518", "#d93025", "#e4e4e4"
 
 
 def esc(value: Any, limit: int) -> str:
@@ -35,45 +38,66 @@ def esc(value: Any, limit: int) -> str:
     return html.escape(text)
 
 
-def step_title(span: StepSpan) -> str:
+def step_title(step: Step, edited: bool = False) -> str:
     """One line for a collapsed entry: what the step did, how long, how many tokens; ⚠ if it went wrong."""
-    what = span.action or ("final answer" if span.answer is not None else
-                           "format error" if span.parse_error else "model error" if span.llm_error else "thinking…")
-    mark = ("⚠ " if span.errors else "") + ("✎ " if span.edited_from is not None else "")
-    return f"{mark}Step {span.step} · {what} · {fmt_duration(span.duration)} · {span.usage.total_tokens} tokens"
+    what = step.tool or step.kind.replace("_", " ")
+    mark = ("⚠ " if step_errors(step) else "") + ("✎ " if edited else "")
+    return f"{mark}Step {step.index} · {what} · {fmt_duration(step.duration)} · {step.usage.total_tokens} tokens"
 
 
-def step_html(span: StepSpan, limit: int = 2000) -> str:
+def running_title(trace: Trace) -> str:
+    """The title of the step in progress: what it is doing now."""
+    return f"Step {trace.running_step} · {trace.running_tool or 'thinking'}…"
+
+
+def _row(label: str, text: str) -> str:
+    return f"<div style='{ROW_STYLE}'><b>{label}</b>: {text}</div>"
+
+
+def step_html(step: Step, limit: int = 2000, *, alerts: Sequence[Alert] = (), edit: ReplyEdited | None = None) -> str:
     """The open entry: thought, action, input, observation, answer, errors highlighted, time and tokens."""
     rows = []
-    if span.thought:
-        rows.append(f"<div style='{ROW_STYLE}'><b>Thought</b>: {esc(span.thought, limit)}</div>")
-    for t in span.tools:
-        rows.append(f"<div style='{ROW_STYLE}'><b>Action</b>: <code>{esc(t.name, 200)}</code></div>")
-        rows.append(f"<div style='{ROW_STYLE}'><b>Input</b>: <code>{esc(t.args, limit)}</code></div>")
-        state = "running…" if t.ok is None else f"{'ok' if t.ok else 'failed'}, {fmt_duration(t.duration)}"
-        rows.append(f"<div style='{ROW_STYLE}'><b>Observation</b> ({state}):"
-                    f"<pre style='{PRE_STYLE}'>{esc(t.content, limit)}</pre></div>")
-    if span.feedback and not span.tools:
+    if step.thought:
+        rows.append(_row("Thought", esc(step.thought, limit)))
+    for u in step.tool_uses:
+        rows.append(_row("Action", f"<code>{esc(u.tool, 200)}</code>"))
+        rows.append(_row("Input", f"<code>{esc(u.input, limit)}</code>"))
+        rows.append(f"<div style='{ROW_STYLE}'><b>Observation</b> ({'ok' if u.ok else 'failed'},"
+                    f" {fmt_duration(u.duration)}):<pre style='{PRE_STYLE}'>{esc(u.observation, limit)}</pre></div>")
+    if step.feedback and not step.tool_uses:
         rows.append(f"<div style='{ROW_STYLE}'><b>Observation</b> (feedback to the model):"
-                    f"<pre style='{PRE_STYLE}'>{esc(span.feedback, limit)}</pre></div>")
-    if span.answer is not None:
-        rows.append(f"<div style='{ROW_STYLE}'><b>Final answer</b>: {esc(span.answer, limit)}</div>")
-    rows += [f"<div style='{ERROR_STYLE}'>⚠ {esc(e, limit)}</div>" for e in span.errors]
-    rows += [f"<div style='{ERROR_STYLE}'>alert {esc(a.name, 100)}: {esc(a.message, limit)}</div>"
-             for a in span.alerts]
-    if span.edited_from is not None:
+                    f"<pre style='{PRE_STYLE}'>{esc(step.feedback, limit)}</pre></div>")
+    if step.answer is not None:
+        rows.append(_row("Final answer", esc(step.answer, limit)))
+    rows += [f"<div style='{ERROR_STYLE}'>⚠ {esc(e, limit)}</div>" for e in step_errors(step)]
+    rows += [f"<div style='{ERROR_STYLE}'>alert {esc(a.name, 100)}: {esc(a.message, limit)}</div>" for a in alerts]
+    if edit is not None:
         rows.append(f"<div style='{ROW_STYLE};color:#6a4c93'>✎ reply edited by hand; the model wrote:"
-                    f"<pre style='{PRE_STYLE}'>{esc(span.edited_from, limit)}</pre></div>")
-    if span.text:
-        label = "reply used (edited)" if span.edited_from is not None else "raw model reply"
-        rows.append(f"<details><summary>{label}</summary><pre style='{PRE_STYLE}'>"
-                    f"{esc(span.text, limit)}</pre></details>")
-    u = span.usage
-    rows.append(f"<div style='{ROW_STYLE};color:#555'>time {fmt_duration(span.duration)} (model"
-                f" {fmt_duration(span.model_time)}, tools {fmt_duration(span.tool_time)}) · {u.total_tokens} tokens"
+                    f"<pre style='{PRE_STYLE}'>{esc(edit.original, limit)}</pre></div>")
+    if step.reply:
+        label = "reply used (edited)" if edit is not None else "raw model reply"
+        opened = " open" if step.kind == "format_error" else ""  # unreadable: the raw reply is all there is
+        rows.append(f"<details{opened}><summary>{label}</summary><pre style='{PRE_STYLE}'>"
+                    f"{esc(step.reply, limit)}</pre></details>")
+    u = step.usage
+    rows.append(f"<div style='{ROW_STYLE};color:#555'>time {fmt_duration(step.duration)} (model"
+                f" {fmt_duration(step.latency)}, tools {fmt_duration(tool_time(step))}) · {u.total_tokens} tokens"
                 f" ({u.prompt_tokens} prompt + {u.completion_tokens} completion)</div>")
     return "\n".join(rows)
+
+
+def running_html(trace: Trace) -> str:
+    """The entry of the step in progress."""
+    tool = trace.running_tool
+    doing = f"running the tool <code>{esc(tool, 200)}</code>" if tool else "waiting for the model's reply"
+    return f"<div style='{ROW_STYLE};color:#555'><i>{doing}…</i></div>"
+
+
+def step_entry(trace: Trace, step: Step, limit: int = 2000) -> tuple[str, str]:
+    """(title, html) of one finished step of ``trace``, with its alerts and edit."""
+    edit = trace.edits.get(step.index)
+    alerts = [a for a in trace.alerts if a.step == step.index]
+    return step_title(step, edit is not None), step_html(step, limit, alerts=alerts, edit=edit)
 
 
 def totals_html(trace: Trace) -> str:
@@ -87,49 +111,17 @@ def totals_html(trace: Trace) -> str:
             f"format errors {s.format_errors}{' · alerts ' + esc(', '.join(s.alerts), 500) if s.alerts else ''}</div>")
 
 
-def timeline_png(trace: Trace, width: float = 7.0) -> bytes:
-    """A Gantt chart, one row per step: model calls (blue) and tool calls (orange) on the run's clock."""
-    from matplotlib.backends.backend_agg import FigureCanvasAgg  # heavy: only when a chart is drawn
-    from matplotlib.figure import Figure
-
-    steps = trace.steps
-    t0 = trace.events[0].ts if trace.events else 0.0
-    fig = Figure(figsize=(width, 0.45 * max(len(steps), 1) + 1.1), dpi=90)
-    FigureCanvasAgg(fig)
-    ax = fig.add_subplot()
-    for row, s in enumerate(steps):
-        # the whole step in grey: what is neither model nor tool is waiting (a shared model) or the loop itself
-        ax.broken_barh([(s.start - t0, s.duration)], (row - 0.35, 0.7), color=WAIT_COLOR)
-        ax.broken_barh([(start - t0, secs) for start, secs in s.model_calls], (row - 0.35, 0.7), color=MODEL_COLOR)
-        for t in s.tools:
-            ax.broken_barh([(t.start - t0, t.duration)], (row - 0.35, 0.7),
-                           color=ERROR_COLOR if t.ok is False else TOOL_COLOR)
-        if s.errors:  # outline last, so no bar hides it
-            ax.broken_barh([(s.start - t0, s.duration)], (row - 0.35, 0.7), facecolor="none",
-                           edgecolor=ERROR_COLOR, linewidth=1.5)
-        end = s.start - t0 + s.duration
-        ax.text(end, row, f"  model {fmt_duration(s.model_time)} · tools {fmt_duration(s.tool_time)}",
-                va="center", fontsize=8)
-    right = max([s.end - t0 for s in steps] + [s.start - t0 + s.model_time + s.tool_time for s in steps] + [0.001])
-    ax.set_xlim(0, right * 1.35)  # room for the labels
-    ax.set_yticks(range(len(steps)), [f"step {s.step}" for s in steps])
-    ax.invert_yaxis()
-    ax.set_xlabel("seconds since the run started")
-    ax.set_title("model (blue) vs tools (orange, red = failed); grey: waiting and the loop", fontsize=10)
-    fig.tight_layout()
-    buf = io.BytesIO()
-    fig.savefig(buf, format="png")
-    return buf.getvalue()
-
-
 def trace_html(trace: Trace, *, title: str = "Agent trace", chart: bool = True, limit: int = 2000) -> str:
     """The whole trace as static HTML: question, one collapsible ``<details>`` per step, totals, chart."""
     parts = [f"<div style='font-family:sans-serif;font-size:13px'><h4 style='margin:4px 0'>{esc(title, 200)}</h4>",
              f"<div style='{ROW_STYLE}'><b>Question</b>: {esc(trace.question, limit)}</div>"]
     for s in trace.steps:
-        opened = " open" if s.errors or s.answer is not None else ""
-        parts.append(f"<details{opened} style='margin:2px 0'><summary>{esc(step_title(s), 300)}</summary>"
-                     f"<div style='margin-left:16px'>{step_html(s, limit)}</div></details>")
+        opened = " open" if step_errors(s) or s.answer is not None else ""
+        head, body = step_entry(trace, s, limit)
+        parts.append(f"<details{opened} style='margin:2px 0'><summary>{esc(head, 300)}</summary>"
+                     f"<div style='margin-left:16px'>{body}</div></details>")
+    if trace.running_step is not None:
+        parts.append(f"<div style='{ROW_STYLE}'>{esc(running_title(trace), 300)}</div>")
     parts.append(totals_html(trace))
     if chart and trace.steps:
         png = base64.b64encode(timeline_png(trace)).decode("ascii")
