@@ -14,6 +14,7 @@ Deliberately left out: streaming, images, and provider-specific options.
 """
 from __future__ import annotations
 
+import re
 import time
 from dataclasses import dataclass, field
 from typing import Any, Iterable, Protocol, Sequence, Union, runtime_checkable
@@ -158,6 +159,28 @@ def _is_loopback(url: str) -> bool:
     return (urlparse(url).hostname or "") in ("127.0.0.1", "localhost", "::1", "0.0.0.0")
 
 
+_BEARER = re.compile(r"(?i)(bearer\s+)[^\s\"',;]+")
+
+
+def mask_secrets(text: str, secrets: Sequence[str] = ()) -> str:
+    """``text`` with every token after "Bearer " and each known secret (4+ characters) replaced by ``***``."""
+    text = _BEARER.sub(r"\1***", str(text))
+    for secret in secrets:
+        if secret and len(secret) >= 4:
+            text = text.replace(secret, "***")
+    return text
+
+
+def _check_url(url: str) -> None:
+    from urllib.parse import urlparse
+
+    from .errors import ConfigError
+    parsed = urlparse(url)
+    if parsed.scheme not in ("http", "https") or not parsed.hostname:
+        raise ConfigError(f"The base URL {url[:100]!r} is not a URL: it needs http:// or https:// and a host, "
+                          f"e.g. http://127.0.0.1:8080/v1. {_SETTINGS_HELP}")
+
+
 class OpenAIChat:
     """Any OpenAI-compatible chat endpoint through the official ``openai`` SDK.
 
@@ -174,6 +197,8 @@ class OpenAIChat:
 
         from .errors import ConfigError
         self.base_url = base_url or os.environ.get(ENV_BASE_URL) or None
+        if self.base_url is not None:
+            _check_url(self.base_url)  # before the key: "No API key" for a typo in the URL misleads
         self.model = model or os.environ.get(ENV_MODEL) or ""
         key = api_key or os.environ.get(ENV_API_KEY) or os.environ.get("OPENAI_API_KEY")
         if not key:
@@ -187,6 +212,7 @@ class OpenAIChat:
         self.extra_body = dict(extra_body or {})  # server-specific sampling options, e.g. llama.cpp's repeat_penalty
         self._model_checked = False
         import openai  # heavy: imported only when a client is built
+        self._secrets = [key]  # masked in every error message this client builds
         self._client = openai.OpenAI(api_key=key, base_url=self.base_url, timeout=timeout,
                                      max_retries=max_retries)
 
@@ -215,19 +241,24 @@ class OpenAIChat:
         if not self._model_checked:
             self._check_model(where)
         t0 = time.perf_counter()
+        failure: Exception | None = None  # raised after the except block, so no exception holding the key is chained
         try:
             r = self._client.chat.completions.create(**kwargs)
         except openai.APIConnectionError as e:  # includes time-outs
             raise LLMError(f"Cannot reach the model server at {where} ({type(e).__name__}). Is it running? "
                            f"Start one with `handmade-agent serve`, or point {ENV_BASE_URL} at a live server.") from e
-        except openai.AuthenticationError as e:
-            raise ConfigError(f"The server at {where} rejected the API key (401). "
-                              f"Set a valid key in {ENV_API_KEY} or OPENAI_API_KEY.") from e
+        except openai.AuthenticationError:
+            failure = ConfigError(f"The server at {where} rejected the API key (401). "
+                                  f"Set a valid key in {ENV_API_KEY} or OPENAI_API_KEY.")
         except openai.NotFoundError as e:
             raise ConfigError(f"The server at {where} has no model {self.model!r} (404). "
                               f"Set {ENV_MODEL} to one of: {self.available_models() or 'see the provider docs'}.") from e
         except openai.APIStatusError as e:
-            raise LLMError(f"The server at {where} answered {e.status_code}: {e.message}") from e
+            # a server may echo the request, Authorization header included: the key must not travel on
+            failure = LLMError(mask_secrets(f"The server at {where} answered {e.status_code}: {e.message}",
+                                            self._secrets))
+        if failure is not None:
+            raise failure
         latency = time.perf_counter() - t0
         if not getattr(r, "choices", None):
             raise LLMError(f"The server at {where} returned no choices; it may not be OpenAI-compatible.")

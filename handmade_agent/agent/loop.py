@@ -33,7 +33,7 @@ from ..tools import Tool, ToolRegistry
 from . import events as ev
 from .config import AgentConfig
 from .model_call import complete
-from .native import NATIVE_SYSTEM_PROMPT, read_native
+from .native import NATIVE_SYSTEM_PROMPT, clean_completion, read_native
 from .steps import RunResult, Step, ToolUse
 
 
@@ -195,6 +195,7 @@ class Agent:
         return Step(index, "action", c.text, parsed.thought, [use])
 
     def _native_step(self, r: _Run, index: int, c: Completion) -> Step:
+        c = clean_completion(c, index)  # a None text or tool name from the server must not crash the step
         reply = read_native(c, index)
         if reply.problem:
             return self._format_error(r, index, c.text or "", reply.problem, reply.feedback or reply.problem)

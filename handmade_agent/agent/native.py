@@ -7,6 +7,9 @@ ReAct parser when it is unambiguous, treats other text as the final answer,
 and reports what cannot be read (a malformed call, an empty reply) so the
 agent can send it back as feedback.
 
+A reply whose text is ``None`` or whose call has no name is normalised first
+(``clean_completion``): an unnamed call becomes an unknown-tool observation, not a crash.
+
 Deliberately left out: running the calls (the agent does that, with the same
 repeat detection and events as text ReAct).
 
@@ -17,7 +20,7 @@ repeat detection and events as text ReAct).
 from __future__ import annotations
 
 import json
-from dataclasses import dataclass, field
+from dataclasses import dataclass, field, replace
 
 from ..errors import FormatError
 from ..llm import Completion, ToolCall
@@ -35,8 +38,27 @@ class NativeReply:
     feedback: str | None = None
 
 
+def clean_completion(c: Completion, index: int) -> Completion:
+    """``c`` with text always a string and each call's name, arguments and id strings.
+
+    Servers and SDKs do send ``content: null``, a call without a name, or arguments as an object;
+    everything after this point may then rely on strings.
+    """
+    def text(value: object, default: str) -> str:
+        if value is None:
+            return default
+        if isinstance(value, str):
+            return value
+        return json.dumps(value, ensure_ascii=False, default=str) if isinstance(value, (dict, list)) else str(value)
+    calls = [ToolCall(text(getattr(t, "name", None), ""), text(getattr(t, "arguments", None), "{}"),
+                      text(getattr(t, "id", None), f"call_{index}_{i}"))
+             for i, t in enumerate(c.tool_calls or [])]
+    return replace(c, text=text(c.text, ""), tool_calls=calls)
+
+
 def read_native(c: Completion, index: int) -> NativeReply:
     """What a native-tool-calling reply asks for; ``index`` numbers recovered calls (``call_<index>``)."""
+    c = clean_completion(c, index)
     if c.tool_calls:
         return NativeReply(list(c.tool_calls))
     try:

@@ -16,10 +16,15 @@ from __future__ import annotations
 
 import json
 import re
+import warnings
 from dataclasses import dataclass, field
 from pathlib import Path
 
-HEADING = re.compile(r"^(#{1,6})\s+(.*?)\s*(?:\{#([A-Za-z0-9_.:-]+)\})?\s*$")
+# Possessive blanks, and the anchor found by a second pattern: ``\s+(.*?)\s*(anchor)?\s*$`` could split
+# a heading of 5,000 spaces in n³ ways (minutes); these two scan each character a bounded number of times.
+HEADING = re.compile(r"^(#{1,6})\s++(.*)$")
+ANCHOR = re.compile(r"\{#([A-Za-z0-9_.:-]+)\}$")
+MAX_DOC_BYTES = 5 << 20  # a knowledge-base page is a few KB; a bigger file is not one, and is skipped
 FENCE = re.compile(r"^\s*(```|~~~)")
 
 
@@ -57,6 +62,16 @@ class Document:
         return self.sections[0]
 
 
+def match_heading(line: str) -> tuple[str, str, str | None] | None:
+    """(the ``#`` marks, the title, the anchor or None) if ``line`` is a heading, else None."""
+    m = HEADING.match(line)
+    if not m:
+        return None
+    title = m.group(2).rstrip()
+    anchored = ANCHOR.search(title)
+    return m.group(1), (title[:anchored.start()] if anchored else title).strip(), anchored and anchored.group(1)
+
+
 def parse_document(doc_id: str, markdown: str, lang: str = "en", path: str = "") -> Document:
     """Parse anchored headings; the returned text is the markdown minus ``{#...}`` anchors."""
     out: list[str] = []
@@ -66,10 +81,11 @@ def parse_document(doc_id: str, markdown: str, lang: str = "en", path: str = "")
         bare = line.rstrip("\r\n")
         if FENCE.match(bare):
             in_fence = not in_fence  # a '#' inside a code block is a comment, not a heading
-        m = None if in_fence else HEADING.match(bare)
+        m = None if in_fence else match_heading(bare)
         if m:
-            level, title, anchor = len(m.group(1)), m.group(2).strip(), m.group(3)
-            line = f"{m.group(1)} {title}" + line[len(bare):]
+            hashes, title, anchor = m
+            level = len(hashes)
+            line = f"{hashes} {title}" + line[len(bare):]
             heads.append((level, title, anchor, pos, pos + len(line)))
         out.append(line)
         pos += len(line)
@@ -85,18 +101,54 @@ def parse_document(doc_id: str, markdown: str, lang: str = "en", path: str = "")
     return Document(doc_id, text, lang, heads[0][1], path, sections)
 
 
-def load_documents(root: str | Path, langs: tuple[str, ...] | None = None) -> list[Document]:
-    """Read ``root/<lang>/<doc_id>.md`` files, sorted by language then doc id."""
+class Documents(list):
+    """The documents that loaded, plus ``skipped``: (path, reason) for each file that did not."""
+
+    def __init__(self, docs: list[Document] = (), skipped: list[tuple[str, str]] = ()):
+        super().__init__(docs)
+        self.skipped = list(skipped)
+
+
+def read_markdown(path: Path, limit: int = MAX_DOC_BYTES) -> str:
+    """A knowledge-base file's text, or ValueError saying why it is not one (too big, binary, not UTF-8, empty)."""
+    size = path.stat().st_size
+    if size > limit:
+        raise ValueError(f"{size:,} bytes, more than the {limit:,} a knowledge-base page may have")
+    raw = path.read_bytes()
+    if b"\x00" in raw:
+        raise ValueError("a binary file (it contains NUL bytes), not markdown")
+    try:
+        text = raw.decode("utf-8")
+    except UnicodeDecodeError as e:
+        raise ValueError(f"not UTF-8 text ({e.reason} at byte {e.start}); save it as UTF-8") from None
+    if not text.strip():
+        raise ValueError("empty")
+    return text
+
+
+def load_documents(root: str | Path, langs: tuple[str, ...] | None = None) -> Documents:
+    """Read ``root/<lang>/<doc_id>.md`` files, sorted by language then doc id.
+
+    A file that cannot be a document (binary, not UTF-8, empty, too big, unreadable) is skipped, not
+    fatal: the rest load, a warning lists what was skipped and why, and so does the result's ``skipped``.
+    """
     root = Path(root)
     if not root.is_dir():
         raise FileNotFoundError(f"No knowledge base at {root}. Expected {root}/en/*.md and {root}/zh/*.md.")
-    docs = []
+    docs = Documents()
     for lang_dir in sorted(p for p in root.iterdir() if p.is_dir()):
         if langs and lang_dir.name not in langs:
             continue
         for f in sorted(lang_dir.glob("*.md")):
-            docs.append(parse_document(f.stem, f.read_text(encoding="utf-8"), lang_dir.name,
-                                       f"{lang_dir.name}/{f.name}"))
+            rel = f"{lang_dir.name}/{f.name}"
+            try:
+                docs.append(parse_document(f.stem, read_markdown(f), lang_dir.name, rel))
+            except (ValueError, OSError) as e:
+                docs.skipped.append((rel, str(e)))
+    if docs.skipped:
+        shown = "; ".join(f"{p}: {why}" for p, why in docs.skipped[:10])
+        warnings.warn(f"load_documents skipped {len(docs.skipped)} file(s) under {root}: {shown}. "
+                      "Fix or remove them; the other files loaded.", stacklevel=2)
     return docs
 
 

@@ -15,6 +15,9 @@ Fusion trusts the dense side in proportion to the embedder's ``coverage`` of the
 query (``adaptive=True``): an English model that sees a Chinese query as mostly
 ``[UNK]`` tokens gets a small weight, so its noise cannot drown BM25's bigrams.
 
+A query with no letter or digit (emoji, punctuation, NUL bytes, blanks) finds nothing:
+``search`` returns ``[]`` rather than the chunks nearest to noise.
+
 Deliberately left out: query rewriting, multi-vector documents, incremental adds.
 
     >>> from handmade_agent.rag.chunking import Chunk
@@ -25,6 +28,7 @@ Deliberately left out: query rewriting, multi-vector documents, incremental adds
 """
 from __future__ import annotations
 
+import re
 import time
 from dataclasses import dataclass, field
 from typing import Sequence
@@ -37,6 +41,7 @@ from .fusion import blend, rrf
 from .index import VectorIndex, Where, matches, top_k
 from .terms import terms
 
+SEARCHABLE = re.compile(r"[^\W_]")  # a letter or digit in any script
 METHODS = ("dense", "bm25", "rrf", "blend", "hybrid", "rerank")
 
 
@@ -114,6 +119,10 @@ class Retriever:
         """The k best chunks for ``query`` by ``method`` (see METHODS), restricted by ``where``."""
         if method not in METHODS:
             raise ValueError(f"Unknown method {method!r}; use one of {', '.join(METHODS)}.")
+        if not SEARCHABLE.search(query or ""):
+            # emoji, punctuation, NUL or nothing: no term can match, and the nearest vectors to noise are
+            # noise a model would take as relevant. The minimum for a hit is one letter or digit to match.
+            return []
         name = self.fusion if method in ("hybrid", "rerank") else method
         mask = self._mask(where)
         q_terms = terms(query)

@@ -41,7 +41,8 @@ def knowledge_search_tool(retriever, k: int = 4, *, method: str = "hybrid", wher
         hits = retriever.search(str(query), k=k, method=method, where=where)
         knowledge_search.retrieved.extend(hits)
         if not hits:
-            return (f"No passage matched {query!r}. Try other keywords (a fault code, a part name) "
+            shown = repr(str(query)[:80]) + ("..." if len(str(query)) > 80 else "")
+            return (f"No passage matched {shown}: no passage found. Try other keywords (a fault code, a part name) "
                     "or answer that the knowledge base does not say.")
         # closing with what to do next keeps a small model from searching again and again
         return format_passages(hits, max_chars) + (f"\n\n{hint}" if hint else "")

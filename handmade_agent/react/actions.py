@@ -26,10 +26,12 @@ NONE_WORDS = {"none", "n/a", "na", "no action", "null", "无", "不需要", "-"}
 _FINAL_NAMES = {"finalanswer", "final", "finish", "answer", "最终答案"}
 _NAME = re.compile(r"^[`'\"\[*]*([^\W\d][\w.\-]*)[`'\"\]*]*\s*[.,:;。，：]?\s*(.*)$", re.S)
 # English wrapper words must stand apart ("the thermometer", "search_tool" keep their letters); Chinese ones need no space
-_WRAPPER = re.compile(r"^(?:(?:the|use|using|call|calling)\s+|(?:调用|使用)\s*)(?=\S)"
-                      r"|(?<=\S)(?:\s+(?:tool|function)|\s*(?:工具|函数))$", re.I)
+_LEAD = re.compile(r"^(?:(?:the|use|using|call|calling)\s+|(?:调用|使用)\s*)(?=\S)", re.I)
+_TRAIL = re.compile(r"(?<=\S)(?:\s+(?:tool|function)|\s*(?:工具|函数))$", re.I)
 TOOL_CALL = re.compile(r"<tool_call>(.*?)(?:</tool_call>|$)", re.S | re.I)
 _ARG_KEYS = ("action_input", "arguments", "args", "input", "parameters", "params", "tool_input")
+_EDGE = 40  # characters at each end of an Action line where wrapper words can be
+MAX_OBJECTS = 50  # JSON objects json_actions reads from one reply; a real step has one or two
 _NAME_KEYS = ("action", "name", "tool", "tool_name", "function")
 
 
@@ -97,8 +99,14 @@ def read_input(text: str, tool: str) -> dict | str:
 def bare_name(line: str) -> str:
     """Drop the words small models wrap a tool name in: "The `get_weather` tool." -> "`get_weather`"."""
     line, before = line.strip().rstrip(".。"), None
-    while line != before:
-        before, line = line, _WRAPPER.sub("", line).strip()
+    for _ in range(4):  # "use the `x` tool" has at most a few wrappers; "the the the ..." is not a name
+        if line == before:
+            break
+        before, line = line, _LEAD.sub("", line, count=1)
+        # the trailing "tool" sits in the last few characters: searching only those keeps a long line linear
+        tail = _TRAIL.search(line, max(0, len(line) - _EDGE))
+        line = line[:tail.start()] if tail else line
+        line = line.strip()
     return line
 
 
@@ -140,11 +148,13 @@ def json_actions(text: str) -> list[tuple[str, object]]:
     """Every action written as a JSON object (or inside ``<tool_call>`` blocks) in ``text``, in order."""
     pieces = [m.group(1) for m in TOOL_CALL.finditer(text)] or [text]
     found: list[tuple[str, object]] = []
+    looked = 0
     for piece in pieces:
-        rest = piece
-        while (obj := find_object(rest)) is not None:
+        pos = 0  # an offset, not a slice: slicing 1 MB of "{}" half a million times took 19 s
+        while looked < MAX_OBJECTS and (obj := find_object(piece, pos)) is not None:
+            looked += 1
             got = from_json(loads_lenient(obj[0]))
             if got:
                 found.append(got)
-            rest = rest[obj[2]:]
+            pos = obj[2]
     return found

@@ -31,19 +31,27 @@ def strip_fences(text: str) -> str:
     return _FENCE.sub("", text).strip()
 
 
-def _scan(text: str, start: int) -> tuple[int, list[str]]:
+_SPECIAL = re.compile(r"[\"'\\{}\[\]]")  # the only characters _scan must look at
+_OPENERS = re.compile(r"[{\[]")
+MAX_STARTS = 50  # a reply with fifty unbalanced brackets holds no argument worth rescuing
+SCAN_BUDGET = 2 * MAX_ARG_CHARS  # characters find_object may walk in all, so a flood of brackets stays cheap
+
+
+def _scan(text: str, start: int, stop: int) -> tuple[int, list[str], int]:
     """Walk from ``text[start]`` (an opening bracket) to its match, skipping quoted strings.
 
-    Returns (end index after the match or -1, the closers still missing at the end).
+    Returns (end index after the match, -1 if unbalanced, or -2 if ``stop`` came first; the closers
+    still missing at the end of the text; where the walk ended). Plain characters are skipped by a regex.
     """
     stack: list[str] = []
-    quote = ""
-    i = start
-    while i < len(text):
-        c = text[i]
+    quote, skip_to = "", 0
+    for m in _SPECIAL.finditer(text, start, stop):
+        c, i = m.group(), m.start()
+        if i < skip_to:  # the character after a backslash inside a string
+            continue
         if quote:
             if c == "\\":
-                i += 1
+                skip_to = i + 2
             elif c == quote:
                 quote = ""
         elif c in "\"'":
@@ -52,23 +60,30 @@ def _scan(text: str, start: int) -> tuple[int, list[str]]:
             stack.append("}" if c == "{" else "]")
         elif c in "}]":
             if not stack or stack.pop() != c:
-                return -1, []
+                return -1, [], i
             if not stack:
-                return i + 1, []
-        i += 1
-    return -1, ([] if quote else stack[::-1])
+                return m.end(), [], i
+    if stop < len(text):
+        return -2, [], stop
+    return -1, ([] if quote else stack[::-1]), stop
 
 
-def find_object(text: str) -> tuple[str, int, int] | None:
-    """The first balanced ``{...}`` or ``[...]`` in ``text``: (snippet, start, end), or None.
+def find_object(text: str, pos: int = 0) -> tuple[str, int, int] | None:
+    """The first balanced ``{...}`` or ``[...]`` in ``text[pos:]``: (snippet, start, end), or None.
 
     An object cut off at the very end gets its missing closers appended (the
     model ran out of tokens or forgot the last brace); nothing else is invented.
+    An object longer than ``MAX_ARG_CHARS`` is not an argument: the search stops there.
     """
-    for n, m in enumerate(re.finditer(r"[{\[]", text[:MAX_ARG_CHARS])):
-        if n == 50:  # a reply with fifty unbalanced brackets holds no argument worth rescuing
+    budget = SCAN_BUDGET
+    for n, m in enumerate(_OPENERS.finditer(text, pos, pos + MAX_ARG_CHARS)):
+        if n == MAX_STARTS or budget <= 0:
             break
-        end, missing = _scan(text, m.start())
+        stop = min(len(text), m.start() + MAX_ARG_CHARS, m.start() + budget)
+        end, missing, walked = _scan(text, m.start(), stop)
+        budget -= walked - m.start() + 1
+        if end == -2:
+            return None
         if end > 0:
             return text[m.start():end], m.start(), end
         if missing and text[m.start()] == "{":
@@ -133,8 +148,10 @@ def parse_call(text: str) -> tuple[str, dict | str] | None:
     Two or more positional arguments, or a mix with keywords, are not read:
     which parameter each belongs to would be a guess.
     """
+    if len(text) > MAX_ARG_CHARS:  # checked before the regex, which backtracks over the whole text
+        return None
     m = _CALL.match(text)
-    if not m or len(text) > MAX_ARG_CHARS:
+    if not m:
         return None
     name, inner = m.group(1), m.group(2)
     source = f"f({_pythonize(inner)})"

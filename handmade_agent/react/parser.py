@@ -23,7 +23,7 @@ from dataclasses import dataclass, field
 from ..errors import FormatError
 from .actions import NONE_WORDS, clean, fail, is_final_name, json_actions, read_action, read_input
 from .arguments import find_object
-from .labels import Block, drop_thinking, split_blocks
+from .labels import MAX_REPLY_CHARS, Block, drop_thinking, split_blocks
 
 
 @dataclass
@@ -110,6 +110,9 @@ def _anywhere(text: str, blocks: list[Block]) -> Action | FinalAnswer:
 def parse(text: str) -> Action | FinalAnswer:
     """Read one ReAct step from a model reply; raise ``FormatError`` if it is unreadable or ambiguous."""
     raw = text if isinstance(text, str) else ""
+    if len(raw) > MAX_REPLY_CHARS:  # refused before any scan: no step needs this much text
+        raise fail(f"Your reply is {len(raw):,} characters long; one step is a few lines.",
+                   "Write one short Thought, then one Action with its Action Input, or the Final Answer.")
     body = drop_thinking(raw)
     blocks = split_blocks(body)
     cut = next((i for i, b in enumerate(blocks) if b.label == "observation"), len(blocks))

@@ -7,6 +7,11 @@ itself (a daemon thread never blocks the interpreter from exiting). That is
 enough for slow network calls or sleepy code; code that may spin forever or
 hold resources belongs in a subprocess, which can be killed.
 
+A ``BaseException`` the tool itself raises (``SystemExit``, ``GeneratorExit``) is
+turned into an ordinary error so it cannot end the agent; ``KeyboardInterrupt``
+is not, because on the inline path it is the user's Ctrl-C. ``shorten`` keeps
+error messages from echoing a huge argument whole.
+
 Deliberately left out: subprocess isolation and memory limits.
 
     >>> clean_output("\\x1b[31mred\\x1b[0m   \\n\\n\\n\\nok", 100)
@@ -22,6 +27,7 @@ from typing import Any, Callable
 from ..errors import ToolError
 
 _ANSI = re.compile(r"\x1b\[[0-9;?]*[A-Za-z]")
+SHOWN_CHARS = 300  # of a name or message echoed in an error: enough to recognise, never a 1 MB argument
 _CONTROL = re.compile(r"[\x00-\x08\x0b\x0c\x0e-\x1f\x7f]")
 
 
@@ -36,7 +42,12 @@ class ToolTimeout(ToolError):
 def run_with_timeout(fn: Callable[..., Any], kwargs: dict, timeout: float | None, name: str = "tool") -> Any:
     """``fn(**kwargs)``, or ToolTimeout after ``timeout`` seconds. ``None``/0 runs inline, uncut."""
     if not timeout:
-        return fn(**kwargs)
+        try:
+            return fn(**kwargs)
+        except (Exception, KeyboardInterrupt):  # Ctrl-C is the user's, not the tool's: it must stop the run
+            raise
+        except BaseException as e:  # SystemExit, GeneratorExit... raised by the tool: a failure, not an exit
+            raise RuntimeError(f"{type(e).__name__}: {e}") from e
     box: dict[str, Any] = {}
 
     def target() -> None:
@@ -54,6 +65,14 @@ def run_with_timeout(fn: Callable[..., Any], kwargs: dict, timeout: float | None
         error = box["error"]
         raise error if isinstance(error, Exception) else RuntimeError(f"{type(error).__name__}: {error}")
     return box.get("value")
+
+
+def shorten(text: Any, limit: int = SHOWN_CHARS) -> str:
+    """``text`` for an error message: at most ``limit`` characters, saying how much was left out."""
+    text = str(text)
+    if len(text) <= limit:
+        return text
+    return text[:limit] + f"...[{len(text) - limit:,} more characters]"
 
 
 def to_text(value: Any) -> str:

@@ -34,7 +34,7 @@ from typing import Any, Callable, Iterable, Iterator
 from .arguments import parse_arguments
 from .coercion import ArgumentError, coerce_arguments, normalize_name
 from ..errors import ToolError
-from .execution import ToolTimeout, clean_output, run_with_timeout, to_text
+from .execution import ToolTimeout, clean_output, run_with_timeout, shorten, to_text
 from .schema import enum_converters, parameters_schema, parse_docstring, type_text
 
 _NAME = re.compile(r"^[A-Za-z0-9_-]{1,64}$")  # what the OpenAI tools API accepts
@@ -201,12 +201,14 @@ class ToolRegistry:
         t0 = time.perf_counter()
 
         def fail(status: str, error: str, content: str, resolved: str | None = None) -> ToolResult:
-            return ToolResult(False, "Error: " + content, error, time.perf_counter() - t0, status, resolved)
+            # every error text is bounded: a tool's exception or a 1 MB name must not flood the context
+            return ToolResult(False, "Error: " + shorten(content, self.max_chars), shorten(error),
+                              time.perf_counter() - t0, status, resolved)
 
         try:
             t = self.get(name)
             if t is None:
-                return fail("unknown_tool", f"unknown tool {name!r}", self._unknown_text(name))
+                return fail("unknown_tool", f"unknown tool {shorten(repr(name), 80)}", self._unknown_text(name))
             try:
                 kwargs = coerce_arguments(t.parameters, parse_arguments(t.parameters, args))
             except ArgumentError as e:
@@ -227,9 +229,9 @@ class ToolRegistry:
                             "input, or answer without this tool.", t.name)
             except Exception as e:  # the tool's own failure becomes the model's observation
                 if isinstance(e, ToolError):
-                    return fail("error", str(e), f"{t.name}: {e}", t.name)
+                    return fail("error", str(e), f"{t.name}: {shorten(e)}", t.name)
                 return fail("error", f"{type(e).__name__}: {e}", f"{t.name} failed with {type(e).__name__}: "
-                            f"{e}. Check the arguments and try again, or answer without this tool.", t.name)
+                            f"{shorten(e)}. Check the arguments and try again, or answer without this tool.", t.name)
             text, cut = clean_output(to_text(value), self.max_chars)
             return ToolResult(True, text, None, time.perf_counter() - t0, "ok", t.name, cut)
         except Exception as e:  # a bug in the registry itself must not crash the agent either
@@ -239,10 +241,10 @@ class ToolRegistry:
     def _unknown_text(self, name: Any) -> str:
         available = ", ".join(self.names()) or "(none)"
         keys = {self._key(n): n for n in self.names()}
-        close = difflib.get_close_matches(self._key(name) if isinstance(name, str) else "", list(keys), n=1,
-                                          cutoff=0.6)
+        typed = self._key(name) if isinstance(name, str) and len(name) <= 200 else ""  # no name is that long
+        close = difflib.get_close_matches(typed, list(keys), n=1, cutoff=0.6)
         hint = f" Did you mean {keys[close[0]]!r}?" if close else ""
-        return f"there is no tool named {name!r}.{hint} Available tools: {available}."
+        return f"there is no tool named {shorten(repr(name), 80)}.{hint} Available tools: {available}."
 
     def _denied(self, t: Tool, kwargs: dict) -> str | None:
         if self.approve is None:
