@@ -75,30 +75,44 @@ def sha256_of(path: Path, progress: Progress | None = None) -> str:
     return h.hexdigest()
 
 
-def verify(path: Path, spec: ModelSpec = QWEN_CODER_05B, progress: Progress | None = None) -> Path:
+def _stamp_key(st: os.stat_result, spec: ModelSpec) -> str:
+    # A byte rewritten in place keeps size, inode and (with os.utime) mtime; only ctime, which no
+    # user call can set back, still moves. Any change in any of them means: hash again.
+    return f"v2 {st.st_size} {st.st_mtime_ns} {st.st_ctime_ns} {st.st_ino} {st.st_dev} {spec.sha256}"
+
+
+def verify(path: Path, spec: ModelSpec = QWEN_CODER_05B, progress: Progress | None = None, *,
+           always_hash: bool = False) -> Path:
     """Return ``path`` if it holds exactly the model; otherwise raise ModelNotFound saying what is wrong.
 
-    A verified file gets a stamp beside it (size, mtime, hash) so later loads skip the 0.5 GB hash.
+    A verified file gets a stamp beside it (size, mtime, ctime, inode, device, hash) so later loads
+    skip the 0.5 GB hash while the file is provably untouched; ``always_hash=True`` ignores the stamp.
     """
     if not path.is_file():
         raise ModelNotFound(f"No model file at {path}. {how_to_get(spec)}")
     st = path.stat()
     stamp = path.with_name(path.name + ".verified")
-    key = f"{st.st_size} {st.st_mtime_ns} {spec.sha256}"
-    if stamp.is_file() and stamp.read_text().strip() == key:
+    key = _stamp_key(st, spec)
+    if not always_hash and stamp.is_file() and stamp.read_text().strip() == key:
         return path
     if st.st_size != spec.size:
         raise ModelNotFound(f"{path} has {st.st_size:,} bytes, expected {spec.size:,}: it is truncated or a "
                             f"different file. Delete it and retry. {how_to_get(spec)}")
     digest = sha256_of(path, progress)
     if digest != spec.sha256:
+        stamp.unlink(missing_ok=True)  # a stale stamp must not vouch for these bytes later
         raise ModelNotFound(f"{path} is corrupt: sha256 {digest[:12]}... is not {spec.sha256[:12]}.... "
                             f"Delete it and retry. {how_to_get(spec)}")
+    if path.stat() != st:  # changed while we hashed: vouch for nothing, the next load hashes again
+        return path
     try:
         stamp.write_text(key + "\n")
     except OSError:  # a read-only location just means we hash again next time
         pass
     return path
+
+
+_verify_file = verify  # find_model's ``verify`` flag shadows the name inside it
 
 
 def mirror_parts(spec: ModelSpec = QWEN_CODER_05B) -> list[Path] | None:
@@ -164,14 +178,18 @@ def _from_hub(spec: ModelSpec, dest: Path) -> Path | None:
     return verify(Path(got), spec)
 
 
-def find_model(spec: ModelSpec = QWEN_CODER_05B, *, fetch: bool = True, progress: Progress | None = None) -> Path:
-    """Resolve the model file in DESIGN.md's order and return its verified path."""
+def find_model(spec: ModelSpec = QWEN_CODER_05B, *, fetch: bool = True, progress: Progress | None = None,
+               verify: bool = False) -> Path:
+    """Resolve the model file in DESIGN.md's order and return its verified path.
+
+    ``verify=True`` hashes the file even when its stamp says it is unchanged (``fetch-model --verify``).
+    """
     explicit = os.environ.get(ENV_GGUF)
     if explicit:
-        return verify(Path(explicit).expanduser(), spec, progress)
+        return _verify_file(Path(explicit).expanduser(), spec, progress, always_hash=verify)
     cached = cache_dir() / spec.filename
     if cached.exists():
-        return verify(cached, spec, progress)
+        return _verify_file(cached, spec, progress, always_hash=verify)
     if fetch:
         hub = _from_hub(spec, cached)
         if hub:

@@ -24,8 +24,9 @@ import os
 from pathlib import Path
 from typing import Any
 
-from ..errors import StateError
+from ..errors import ConfigError, StateError
 from ..agent import Agent, RunResult
+from ..agent.config import AgentConfig
 from ..memory import memory_from_dict
 from .state_file import load_state, save_state
 
@@ -58,21 +59,71 @@ def agent_state(agent: Any) -> dict:
 
 
 def agent_from_state(state: dict, llm: Any, tools: Any, **overrides: Any) -> Any:
-    """A new Agent built only from ``state`` plus the model and tools you pass (and any overrides)."""
-    settings = {**(state.get("settings") or {}), **overrides}
+    """A new Agent built only from ``state`` plus the model and tools you pass (and any overrides).
+
+    A saved ``system_prompt`` is refused unless you pass ``system_prompt=...`` yourself: the system
+    prompt steers everything the agent does, and a state file is data anyone may have edited, so it
+    must not replace the prompt silently. Pass the saved one back (``state["settings"]["system_prompt"]``)
+    once you have read it, or ``system_prompt=None`` for the default. Settings of the wrong type
+    (a tampered or foreign file) are refused with StateError before any Agent is built.
+    """
+    if not isinstance(state, dict):
+        raise StateError(f"An agent state must be a JSON object, not {type(state).__name__}. "
+                         "Check the file; it was left untouched.")
+    saved = state.get("settings") or {}
+    if not isinstance(saved, dict):
+        raise StateError(f"The saved \"settings\" are a {type(saved).__name__}, not an object: the file was "
+                         "edited or damaged. Delete that field to load the agent with default settings.")
+    check_settings(saved)
+    if saved.get("system_prompt") is not None and "system_prompt" not in overrides:
+        raise StateError("The saved state sets a system prompt (starting "
+                         f"{str(saved['system_prompt'])[:60]!r}). It is not loaded silently: pass "
+                         "system_prompt=<the prompt you trust> (the saved one after reading it, or None for "
+                         "the default) to load_agent / resume.")
+    settings = {**saved, **overrides}
+    memory_state = state.get("memory")
+    if memory_state is not None and not isinstance(memory_state, dict):
+        raise StateError(f"The saved \"memory\" is a {type(memory_state).__name__}, not an object. Delete that "
+                         "field to load the agent with an empty memory.")
     try:
-        memory = memory_from_dict(state["memory"], llm) if state.get("memory") else None
+        memory = memory_from_dict(memory_state, llm) if memory_state else None
+        _check_messages(memory)
         agent = Agent(llm, tools, memory=memory, **settings)
-    except TypeError as e:  # a setting this Agent does not know: state from another version
-        raise StateError(f"The saved settings do not fit this Agent ({e}). Pass corrected values as "
-                         "keyword overrides, or rebuild the agent.") from e
+    except (TypeError, ValueError, KeyError, AttributeError, ConfigError) as e:
+        # a setting or memory field this version does not know, or of the wrong type
+        raise StateError(f"The saved settings or memory do not fit this Agent ({type(e).__name__}: {e}). "
+                         "Pass corrected values as keyword overrides, or rebuild the agent.") from e
     if state.get("trace"):  # the last run before saving, so a resumed agent can show it
         try:
             agent.last_result = RunResult.from_dict(state["trace"])
-        except (TypeError, KeyError, ValueError) as e:
+        except (TypeError, KeyError, ValueError, AttributeError) as e:
             raise StateError(f"The saved trace does not fit this version's RunResult ({e}). Delete its "
                              "\"trace\" field to load the rest.") from e
     return agent
+
+
+def _check_messages(memory: Any) -> None:
+    messages = list(getattr(memory, "pinned", [])) + [m for t in getattr(memory, "turns", []) for m in t]
+    bad = next((m for m in messages if not (isinstance(m.role, str) and isinstance(m.content, str))), None)
+    if bad is not None:
+        raise StateError(f"A saved message has role {bad.role!r} and content of type {type(bad.content).__name__}; "
+                         "both must be text. The file was edited or damaged: delete its \"memory\" field to "
+                         "load the agent with an empty memory.")
+
+
+def check_settings(saved: dict) -> None:
+    """StateError unless every saved setting has its AgentConfig type (bool is not an int here)."""
+    kinds = {"int": (int,), "float": (int, float), "str": (str,), "bool": (bool,), "None": (type(None),)}
+    for f in dataclasses.fields(AgentConfig):
+        if f.name not in saved:
+            continue
+        value = saved[f.name]
+        allowed = tuple(t for part in str(f.type).split("|") for t in kinds.get(part.strip(), (object,)))
+        wrong_bool = isinstance(value, bool) and bool not in allowed
+        if not isinstance(value, allowed) or wrong_bool:
+            raise StateError(f"The saved setting {f.name}={str(value)[:40]!r} should be {f.type}, not "
+                             f"{type(value).__name__}: the file was edited or damaged. Fix or delete that "
+                             f"setting, or pass {f.name}=... as an override.")
 
 
 def save_agent(agent: Any, path: str | os.PathLike) -> Path:

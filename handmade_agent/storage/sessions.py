@@ -12,6 +12,10 @@ Tables: ``sessions`` (id, title, times, optional versioned state snapshot),
 ``observer(session_id)`` records a running agent's events *and* its
 question/answer pairs; ``resume`` rebuilds an agent from a session.
 
+SQLite's own errors (a corrupt or locked file, a read-only folder) come out as
+``StateError`` saying what to do (``limits.sqlite_errors``); text with a lone
+surrogate is stored with U+FFFD in its place instead of failing every save.
+
 Deliberately left out: full-text search, users/permissions, and schema
 migrations beyond refusing a database written by a newer version.
 
@@ -34,6 +38,7 @@ from ..errors import StateError
 from ..llm import Message, MessageLike, as_message
 from ..memory import ConversationMemory
 from .agents import agent_from_state, agent_state
+from .limits import loads_json, plain_text, sqlite_errors, utf8_text
 from .state_file import dump_state, parse_state
 
 SCHEMA_VERSION = 1
@@ -64,6 +69,7 @@ class SessionInfo:
 class SQLiteStore:
     """Sessions, messages and trace events in one SQLite file (WAL mode, safe across processes)."""
 
+    @sqlite_errors
     def __init__(self, path: str | os.PathLike, *, timeout: float = 30.0, clock: Callable[[], float] = time.time):
         self.path, self.clock = str(path), clock
         # isolation_level=None: we issue BEGIN/COMMIT ourselves, so every transaction is explicit.
@@ -108,13 +114,16 @@ class SQLiteStore:
         self.close()
 
     # --- sessions -----------------------------------------------------------
+    @sqlite_errors
     def create_session(self, title: str = "", session_id: str | None = None) -> str:
         """Start a new session; returns its id."""
         sid, now = session_id or f"s-{uuid.uuid4().hex[:12]}", self.clock()
         with self._write() as db:
-            db.execute("INSERT INTO sessions (id, title, created, updated) VALUES (?, ?, ?, ?)", (sid, title, now, now))
+            db.execute("INSERT INTO sessions (id, title, created, updated) VALUES (?, ?, ?, ?)",
+                       (sid, plain_text(title), now, now))
         return sid
 
+    @sqlite_errors
     def list_sessions(self) -> list[SessionInfo]:
         """All sessions, most recently updated first."""
         rows = self.db.execute(
@@ -124,6 +133,7 @@ class SQLiteStore:
             "FROM sessions s ORDER BY s.updated DESC, s.rowid DESC").fetchall()
         return [SessionInfo(r[0], r[1], r[2], r[3], r[4], r[5], bool(r[6])) for r in rows]
 
+    @sqlite_errors
     def delete_session(self, session_id: str) -> bool:
         """Delete a session with its messages and events. Returns whether it existed."""
         with self._write() as db:
@@ -138,20 +148,25 @@ class SQLiteStore:
     def add_message(self, session_id: str, message: MessageLike) -> None:
         self.add_messages(session_id, [message])
 
+    @sqlite_errors
     def add_messages(self, session_id: str, messages: Iterable[MessageLike]) -> None:
         """Append messages to a session's log, all in one transaction."""
         with self._write() as db:
             self._touch(db, session_id)
             for m in map(as_message, messages):
                 extra = {k: v for k, v in m.to_dict().items() if k not in ("role", "content")}
+                extra_text = utf8_text(json.dumps(extra, ensure_ascii=False)) if extra else None
                 db.execute("INSERT INTO messages (session_id, role, content, extra) VALUES (?, ?, ?, ?)",
-                           (session_id, m.role, m.content, json.dumps(extra, ensure_ascii=False) if extra else None))
+                           (session_id, m.role, plain_text(m.content), extra_text))
 
+    @sqlite_errors
     def messages(self, session_id: str) -> list[Message]:
         rows = self.db.execute("SELECT role, content, extra FROM messages WHERE session_id = ? ORDER BY id",
                                (session_id,)).fetchall()
-        return [as_message({"role": r, "content": c, **json.loads(x or "{}")}) for r, c, x in rows]
+        return [as_message({"role": r, "content": c, **loads_json(x or "{}", f"session {session_id}")})
+                for r, c, x in rows]
 
+    @sqlite_errors
     def add_event(self, session_id: str, event: Any) -> None:
         """Append one trace event (an ``events.Event`` or a dict with at least ``kind``)."""
         d = event.to_dict() if hasattr(event, "to_dict") else dict(event)
@@ -159,13 +174,14 @@ class SQLiteStore:
             self._touch(db, session_id)
             db.execute("INSERT INTO events (session_id, run_id, kind, step, ts, data) VALUES (?, ?, ?, ?, ?, ?)",
                        (session_id, d.get("run_id"), d["kind"], d.get("step"), d.get("ts"),
-                        json.dumps(d, ensure_ascii=False, default=str)))
+                        utf8_text(json.dumps(d, ensure_ascii=False, default=str))))
 
+    @sqlite_errors
     def events(self, session_id: str, kind: str | None = None) -> list[dict]:
         sql, args = "SELECT data FROM events WHERE session_id = ?", [session_id]
         if kind:
             sql, args = sql + " AND kind = ?", args + [kind]
-        return [json.loads(r[0]) for r in self.db.execute(sql + " ORDER BY id", args)]
+        return [loads_json(r[0], f"session {session_id}") for r in self.db.execute(sql + " ORDER BY id", args)]
 
     def observer(self, session_id: str) -> Callable[[Any], None]:
         """An agent observer that stores every event, plus each question and final answer as messages."""
@@ -178,6 +194,7 @@ class SQLiteStore:
         return record
 
     # --- snapshots and resuming ------------------------------------------------
+    @sqlite_errors
     def save_state(self, session_id: str, data: dict, kind: str = "agent") -> None:
         """Store a versioned state snapshot (same format and checks as a state file) on the session."""
         text = dump_state(data, kind)
@@ -185,6 +202,7 @@ class SQLiteStore:
             self._touch(db, session_id)
             db.execute("UPDATE sessions SET state = ? WHERE id = ?", (text, session_id))
 
+    @sqlite_errors
     def load_state(self, session_id: str, kind: str | None = None) -> dict | None:
         """The session's snapshot, or None if it has none. Raises StateError if it is bad."""
         row = self.db.execute("SELECT state FROM sessions WHERE id = ?", (session_id,)).fetchone()

@@ -14,9 +14,11 @@ renamed, repaired or deleted. Older versions are upgraded in memory through
 ``MIGRATIONS`` (version n -> n+1). JSON holds data only, so unlike pickle,
 loading a file can never run code.
 
-Deliberately left out: compression, encryption, file locking between writers
-(the last complete write wins), and cleaning temporary files a crash left behind
-(they are named ``.<name>.*.tmp`` and are never read).
+Every read is bounded (size, nesting depth) and every save cleans the temporary
+files a killed save left behind in its folder (``limits.py``).
+
+Deliberately left out: compression, encryption, and file locking between writers
+(the last complete write wins).
 
     >>> import tempfile, os; p = os.path.join(tempfile.mkdtemp(), "s.json")
     >>> _ = save_state({"x": 1}, p); load_state(p)
@@ -31,6 +33,7 @@ from pathlib import Path
 from typing import Callable
 
 from ..errors import StateError
+from .limits import clean_stale_temps, loads_json, read_limited, utf8_text
 
 FORMAT = "handmade-agent-state"
 VERSION = 1
@@ -42,8 +45,9 @@ def dump_state(data: dict, kind: str = "agent") -> str:
     """The versioned JSON text for ``data``; raises StateError if it is not plain JSON data."""
     doc = {"format": FORMAT, "version": VERSION, "kind": kind, "data": data}
     try:
-        return json.dumps(doc, ensure_ascii=False, indent=1, allow_nan=False)
-    except (TypeError, ValueError) as e:  # a set, an object, NaN...: refuse before touching any file
+        # a lone surrogate cannot be UTF-8: written as its JSON escape, it loads back as the same string
+        return utf8_text(json.dumps(doc, ensure_ascii=False, indent=1, allow_nan=False))
+    except (TypeError, ValueError, RecursionError) as e:  # a set, an object, NaN...: refuse before touching any file
         raise StateError(f"State is not plain JSON data ({e}). Convert it to dicts, lists, strings, "
                          "numbers, booleans and None before saving.") from e
 
@@ -51,7 +55,7 @@ def dump_state(data: dict, kind: str = "agent") -> str:
 def parse_state(text: str | bytes, *, kind: str | None = None, source: str = "state") -> dict:
     """Check and unwrap versioned JSON text; returns ``data`` (upgraded to the current version)."""
     try:
-        doc = json.loads(text)
+        doc = loads_json(text, source)
     except (UnicodeDecodeError, json.JSONDecodeError) as e:
         raise StateError(f"{source} is corrupt: not valid JSON ({e}). It may have been cut short or edited by "
                          "hand. It was left untouched: restore a backup, or delete it to start fresh.") from e
@@ -90,7 +94,7 @@ def load_state(path: str | os.PathLike, *, kind: str | None = None) -> dict:
     """Read a state file written by ``save_state``. Raises StateError; never modifies the file."""
     path = Path(path)
     try:
-        raw = path.read_bytes()
+        raw = read_limited(path)
     except FileNotFoundError as e:
         raise StateError(f"No saved state at {path}. Save one first (save_state / save_agent), "
                          "or check the path.") from e
@@ -101,9 +105,13 @@ def load_state(path: str | os.PathLike, *, kind: str | None = None) -> dict:
 
 def atomic_write_bytes(path: Path, data: bytes) -> None:
     """Replace ``path`` with ``data`` all at once: temp file, fsync, os.replace, fsync the directory."""
-    path.parent.mkdir(parents=True, exist_ok=True)
-    # Same directory as the target: os.replace is only atomic within one file system.
-    fd, tmp = tempfile.mkstemp(dir=path.parent, prefix=f".{path.name}.", suffix=".tmp")
+    try:
+        path.parent.mkdir(parents=True, exist_ok=True)
+        # Same directory as the target: os.replace is only atomic within one file system.
+        fd, tmp = tempfile.mkstemp(dir=path.parent, prefix=f".{path.name}.", suffix=".tmp")
+    except OSError as e:  # a read-only or missing folder, a full disk, a file where the folder should be
+        raise StateError(f"Could not save {path}: {e}. Check that its folder is writable, or save elsewhere; "
+                         "the previous file, if any, is unchanged.") from e
     try:
         try:
             _write_all(fd, data)
@@ -120,6 +128,7 @@ def atomic_write_bytes(path: Path, data: bytes) -> None:
             raise StateError(f"Could not save {path}: {e}. The previous file, if any, is unchanged.") from e
         raise
     _fsync_dir(path.parent)
+    clean_stale_temps(path.parent)  # what earlier saves, killed half-way, left in this folder
 
 
 def _write_all(fd: int, data: bytes) -> None:
