@@ -1,79 +1,192 @@
-"""Local model speed: decode tokens/s, first-token latency, in-process vs served, and KV prefix reuse.
+"""Local model speed: prefill vs the disk prefix cache, decode vs the memory bound, decode under load,
+first-answer time of ``handmade-agent demo`` in a new process, in-process prefix reuse, and HTTP overhead.
 
-    .venv/bin/python benchmarks/llm.py [--repeats 3]
+    .venv/bin/python benchmarks/llm.py [--repeats 3] [--threads] [--skip-demo] [--skip-http]
 
 Figures are medians over repeats; comparisons are ratios against a baseline
-measured in the same run, because these machines are noisy.
+measured in the same run, because these machines are noisy (and shared).
+``--threads`` adds the table that chose LocalLLM's thread defaults.
 """
 from __future__ import annotations
 
 import argparse
+import os
 import statistics
+import subprocess
+import sys
+import tempfile
 import time
 
 from handmade_agent.llm import Message, OpenAIChat
-from handmade_agent.local import MODEL_ID, LocalLLM, LocalServer
+from handmade_agent.local import MODEL_ID, LocalLLM
+from handmade_agent.model_files import find_model
+from handmade_agent.prefix_cache import PrefixCache
+from handmade_agent.server import LocalServer
 
 STORY = [Message("user", "Write a short story about a lighthouse keeper, about 150 words.")]
 SYSTEM = ("You are a careful assistant that answers with tools. " * 40).strip()
+FIXED = [Message("system", SYSTEM + " Tools: " + ", ".join(f"tool_{i}(x: int) -> int" for i in range(60)))]
 
 
 def median_of(fn, repeats: int) -> float:
     return statistics.median(fn() for _ in range(repeats))
 
 
-def decode_rate(llm: LocalLLM) -> float:
-    c = llm.complete(STORY, max_tokens=128)
+def decode_rate(llm: LocalLLM, tokens: int = 128) -> float:
+    llm.complete(STORY, max_tokens=1)  # the prompt is held: what follows is decode only
+    c = llm.complete(STORY, max_tokens=tokens)
     return c.usage.completion_tokens / c.latency
 
 
-def first_token_latency(llm: LocalLLM) -> float:
-    llm._llama.reset()  # a cold prompt: what a user waits for before the first token appears
-    return llm.complete(STORY, max_tokens=1).latency
+def prefill_rate(llm: LocalLLM) -> float:
+    llm.forget()
+    c = llm.complete(FIXED + [Message("user", "Say OK.")], max_tokens=1)
+    return llm.last_prompt_eval_tokens / c.latency
 
 
-def growing_prompt_second_call(llm: LocalLLM) -> float:
-    """A ReAct-like run: the second prompt is the first plus the reply and an observation."""
-    first = [Message("system", SYSTEM), Message("user", "Question: what is 17 * 23?")]
-    reply = llm.complete(first, max_tokens=24).text
-    second = first + [Message("assistant", reply), Message("user", "Observation: 391")]
-    return llm.complete(second, max_tokens=24).latency
+def read_bandwidth(threads: int = 2, mb: int = 256) -> float:
+    """Bytes/s that ``threads`` cores read from RAM at once (numpy sums of arrays far larger than the caches)."""
+    import threading
+
+    import numpy as np
+    arrays = [np.ones(mb * 2**20 // 8, dtype=np.int64) for _ in range(threads)]
+
+    def once() -> float:
+        workers = [threading.Thread(target=a.sum) for a in arrays]  # numpy releases the GIL while summing
+        t = time.perf_counter()
+        for w in workers:
+            w.start()
+        for w in workers:
+            w.join()
+        return sum(a.nbytes for a in arrays) / (time.perf_counter() - t)
+    return max(once() for _ in range(5))
+
+
+class BusyCore:
+    """A competing process spinning on one core (what a browser tab or a second kernel does)."""
+
+    def __enter__(self) -> "BusyCore":
+        self.p = subprocess.Popen([sys.executable, "-c", "while True: pass"])
+        time.sleep(0.5)
+        return self
+
+    def __exit__(self, *exc: object) -> None:
+        self.p.kill()
+        self.p.wait()
+
+
+def prefix_figures(llm: LocalLLM, n: int) -> None:
+    msgs = FIXED + [Message("user", "What is tool_3(4)? Answer in one line.")]
+    with tempfile.TemporaryDirectory() as tmp:
+        llm.prefix_cache = PrefixCache(tmp)
+
+        def call(cache_on: bool, forget: bool = True) -> float:
+            if forget:
+                llm.forget()
+            saved, llm.prefix_cache = llm.prefix_cache, llm.prefix_cache if cache_on else None
+            try:
+                return llm.complete(msgs, max_tokens=1).latency
+            finally:
+                llm.prefix_cache = saved
+        call(True)  # computes the prefix once and writes it to disk
+        cold, disk, memory = median_of(lambda: call(False), n), median_of(lambda: call(True), n), \
+            median_of(lambda: call(True, forget=False), n)
+        size = sum(st.st_size for _, st in llm.prefix_cache.entries())
+    prefix = llm.count_tokens(llm.format_prompt(FIXED))
+    print(f"first call after a {prefix}-token fixed prefix: cold {cold:.2f} s, prefix loaded from disk "
+          f"{disk:.3f} s ({size / 2**20:.0f} MiB file), held in-process {memory:.3f} s "
+          f"-> disk is {cold / disk:.0f}x faster than cold (goal >= 10x)")
+
+
+def demo_figures() -> None:
+    """``handmade-agent demo`` in new processes: with an empty prefix cache, then with the cache filled."""
+    exe = os.path.join(os.path.dirname(sys.executable), "handmade-agent")
+    with tempfile.TemporaryDirectory() as tmp:
+        env = {**os.environ, "HANDMADE_AGENT_GGUF": str(find_model()), "HANDMADE_AGENT_CACHE": tmp}
+        times = []
+        for _ in range(2):
+            t = time.perf_counter()
+            r = subprocess.run([exe, "demo", "--backend", "local"], env=env, capture_output=True, text=True)
+            times.append(time.perf_counter() - t)
+            if r.returncode:
+                print(f"handmade-agent demo failed ({r.returncode}): {r.stderr.strip()[-300:]}")
+                return
+    answer = [ln for ln in r.stdout.splitlines() if ln.startswith("answer:")]
+    print(f"handmade-agent demo in a new process: {times[0]:.1f} s with an empty prefix cache, {times[1]:.1f} s "
+          f"with it filled -> {times[0] / times[1]:.1f}x (goal <= 5 s); {answer[-1] if answer else r.stdout[-200:]}")
+
+
+def thread_table() -> None:
+    """Decode and prefill tokens/s for each (n_threads, n_threads_batch), alone and with one core busy."""
+    for decode, batch in ((1, 1), (2, 2), (1, 2), (2, 1)):
+        llm = LocalLLM(n_threads=decode, n_threads_batch=batch, prefix_cache=False)
+        row = []
+        for busy in (False, True):
+            with BusyCore() if busy else open(os.devnull):
+                row += [decode_rate(llm, 64), prefill_rate(llm)]
+        print(f"n_threads={decode} n_threads_batch={batch}: decode {row[0]:5.1f} tok/s alone, {row[2]:5.1f} loaded; "
+              f"prefill {row[1]:5.1f} tok/s alone, {row[3]:5.1f} loaded")
+        del llm
 
 
 def main() -> None:
     ap = argparse.ArgumentParser()
     ap.add_argument("--repeats", type=int, default=3)
-    n = ap.parse_args().repeats
+    ap.add_argument("--threads", action="store_true", help="also print the thread-count table")
+    ap.add_argument("--skip-demo", action="store_true")
+    ap.add_argument("--skip-http", action="store_true")
+    args = ap.parse_args()
+    n = args.repeats
+    if args.threads:
+        thread_table()
     t0 = time.perf_counter()
-    llm = LocalLLM()
+    llm = LocalLLM(prefix_cache=False)
     print(f"model load: {time.perf_counter() - t0:.2f} s  ({llm.path.name})")
     llm.complete(STORY, max_tokens=4)  # warm-up
 
     rate = median_of(lambda: decode_rate(llm), n)
-    print(f"decode: {rate:.1f} tokens/s (median of {n}; ~12-15 measured on the 2-core course machines)")
-    ttft = median_of(lambda: first_token_latency(llm), n)
-    print(f"first-token latency, cold prompt of {llm.count_tokens(llm.format_prompt(STORY))} tokens: {ttft * 1000:.0f} ms")
+    bound = read_bandwidth() / llm.path.stat().st_size  # every weight is read once per token
+    print(f"decode: {rate:.1f} tokens/s (median of {n}) = {rate / bound:.0%} of the memory-bandwidth bound "
+          f"{bound:.1f} tokens/s measured now (goal >= 60%)")
+    with BusyCore():
+        loaded = median_of(lambda: decode_rate(llm), n)
+    print(f"decode with one core busy elsewhere: {loaded:.1f} tokens/s -> {loaded / rate:.2f} of alone (goal >= 0.8)")
+    print(f"prefill: {median_of(lambda: prefill_rate(llm), n):.1f} tokens/s (compute-bound)")
+    prefix_figures(llm, n)
 
-    reuse = median_of(lambda: growing_prompt_second_call(llm), n)
-    no_reuse_llm = LocalLLM(reuse_prefix=False)
-    no_reuse = median_of(lambda: growing_prompt_second_call(no_reuse_llm), n)
-    print(f"growing prompt, 2nd call: with prefix reuse {reuse * 1000:.0f} ms, without {no_reuse * 1000:.0f} ms "
-          f"-> reuse is {no_reuse / reuse:.1f}x faster")
-    del no_reuse_llm
+    llm.prefix_cache = None
+    first = [Message("system", SYSTEM), Message("user", "Question: what is 17 * 23?")]
+    second = first + [Message("assistant", "Thought: multiply."), Message("user", "Observation: 391")]
 
-    msgs = [Message("user", "What is 2+3? Answer with the number only.")]
-    in_process = median_of(lambda: llm.complete(msgs, max_tokens=8).latency, n)
-    with LocalServer() as server:
-        client = OpenAIChat(MODEL_ID, base_url=server.base_url)
-        client.complete(msgs, max_tokens=8)  # warm-up (and the one-time model-name check)
+    def growing(reuse: bool) -> float:
+        llm.forget()
+        llm.complete(first, max_tokens=1)
+        llm.reuse_prefix = reuse
+        try:
+            return llm.complete(second, max_tokens=8).latency
+        finally:
+            llm.reuse_prefix = True
+    reuse, no_reuse = median_of(lambda: growing(True), n), median_of(lambda: growing(False), n)
+    print(f"growing prompt, 2nd call: with in-process prefix reuse {reuse * 1000:.0f} ms, without "
+          f"{no_reuse * 1000:.0f} ms -> reuse is {no_reuse / reuse:.1f}x faster")
 
-        def served() -> float:
-            t = time.perf_counter()
-            client.complete(msgs, max_tokens=8)
-            return time.perf_counter() - t
-        over_http = median_of(served, n)
-    print(f"short request: in-process {in_process * 1000:.0f} ms, served over HTTP {over_http * 1000:.0f} ms "
-          f"-> HTTP costs {over_http / in_process:.2f}x")
+    if not args.skip_http:
+        msgs = [Message("user", "What is 2+3? Answer with the number only.")]
+        in_process = median_of(lambda: llm.complete(msgs, max_tokens=8).latency, n)
+        with LocalServer() as server:
+            client = OpenAIChat(MODEL_ID, base_url=server.base_url)
+            client.complete(msgs, max_tokens=8)  # warm-up (and the one-time model-name check)
+
+            def served() -> float:
+                t = time.perf_counter()
+                client.complete(msgs, max_tokens=8)
+                return time.perf_counter() - t
+            over_http = median_of(served, n)
+        print(f"short request: in-process {in_process * 1000:.0f} ms, served over HTTP {over_http * 1000:.0f} ms "
+              f"-> HTTP costs {over_http / in_process:.2f}x")
+    del llm
+    if not args.skip_demo:
+        demo_figures()
 
 
 if __name__ == "__main__":

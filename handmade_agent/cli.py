@@ -1,9 +1,10 @@
-"""The ``handmade-agent`` command: demo, ask, serve, fetch-model.
+"""The ``handmade-agent`` command: demo, ask, serve, fetch-model, cache.
 
     handmade-agent fetch-model          # find or assemble the local model, verify it, show progress
     handmade-agent demo                 # answer a built-in question with the local model
     handmade-agent ask "北京明天天气如何？"  # any question
     handmade-agent serve --port 8080    # the local model as an OpenAI-compatible server
+    handmade-agent cache info|clear     # the prefix cache of saved prompt states (see prefix_cache.py)
 
 ``--backend openai`` (or ``HANDMADE_AGENT_BASE_URL`` being set) uses ``OpenAIChat``
 with the ``HANDMADE_AGENT_*`` settings instead of the in-process model.
@@ -84,15 +85,28 @@ def main(argv: list[str] | None = None) -> int:
     sp.add_argument("--port", type=int, default=8080)
     sp.add_argument("--n-ctx", type=int, default=4096)
     sub.add_parser("fetch-model", help="find or assemble the local model and verify its sha256")
+    sp = sub.add_parser("cache", help="show or clear the prefix cache (saved KV states of prompt prefixes)")
+    sp.add_argument("action", choices=["info", "clear"])
     args = p.parse_args(argv)
     try:
         if args.command == "fetch-model":
             from .model_files import find_model
             print(find_model(progress=progress_bar))
+        elif args.command == "cache":
+            from .prefix_cache import PrefixCache
+            cache = PrefixCache()
+            if args.action == "clear":
+                print(f"removed {cache.clear()} entries from {cache.directory}")
+            else:
+                i = cache.info()
+                off = "" if i["enabled"] else " (off: HANDMADE_AGENT_PREFIX_CACHE=0)"
+                print(f"{i['directory']}: {i['entries']} entries, "
+                      f"{i['bytes'] / 2**20:.1f} of {i['max_bytes'] / 2**20:.0f} MiB{off}")
         elif args.command in ("demo", "ask"):
             answer(DEMO_QUESTION if args.command == "demo" else args.question, args.backend)
         elif args.command == "serve":
-            from .local import MODEL_ID, LocalServer
+            from .local import MODEL_ID
+            from .server import LocalServer
             server = LocalServer(args.port, host=args.host, n_ctx=args.n_ctx, startup_timeout=600).start()
             print(f"serving {MODEL_ID} at {server.base_url} (Ctrl-C stops)\n"
                   f"  export HANDMADE_AGENT_BASE_URL={server.base_url} HANDMADE_AGENT_MODEL={MODEL_ID}", flush=True)

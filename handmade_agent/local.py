@@ -4,7 +4,11 @@
 (so tool calls use the format the model was trained on), decodes greedily by
 default, and keeps llama.cpp's KV cache between calls: when a new prompt extends
 the previous one, as a ReAct transcript does, only the new tokens are evaluated.
-``serve`` puts the same model behind an OpenAI-compatible HTTP API on loopback.
+Across processes, the fixed start of a prompt (everything before the last user
+turn, when it is at least ``prefix_min_tokens`` long) is kept on disk as a
+llama.cpp state (``prefix_cache``, ``kv_state``): a new process loads it instead
+of computing it again. ``warm(messages)`` asks for that ahead of time.
+The HTTP server for the same model lives in ``server.py``.
 
 Deliberately left out: streaming, GPU offload, grammars, and multiple models.
 
@@ -21,9 +25,12 @@ import time
 from pathlib import Path
 from typing import Any, Sequence
 
+from .cpu_load import CpuWatch, threads_for
 from .errors import LLMError
+from .kv_state import turn_starts
 from .llm import Completion, MessageLike, ToolCall, Usage, as_message
 from .model_files import QWEN_CODER_05B, find_model
+from .prefix_cache import PrefixCache, enabled
 
 MODEL_ID = "qwen2.5-coder-0.5b-instruct"
 _END = ["<|im_end|>", "<|endoftext|>"]
@@ -37,6 +44,12 @@ def quiet_openmp_waits() -> None:
     decoding went from 0.3 to 3.7 tokens/s; spinning threads starve everything else on a small CPU.
     """
     os.environ.setdefault("OMP_WAIT_POLICY", "PASSIVE")
+
+
+def default_threads() -> tuple[int, int]:
+    """(n_threads, n_threads_batch) when nothing else is known: every core, for decode and prefill alike."""
+    cores = os.cpu_count() or 2
+    return cores, cores
 
 
 def tempfile_dir() -> str:
@@ -111,19 +124,31 @@ def parse_tool_calls(text: str) -> tuple[str, list[ToolCall]]:
 class LocalLLM:
     """The local GGUF model behind the package's ``LLM`` interface.
 
-    ``reuse_prefix=False`` clears the KV cache before every call (only for
-    measuring what the reuse saves).
+    ``reuse_prefix=False`` clears the KV cache before every call and skips the
+    disk (only for measuring what the reuse saves). ``prefix_cache`` is a
+    ``PrefixCache``, or False for none; by default the package's cache folder,
+    unless ``HANDMADE_AGENT_PREFIX_CACHE=0``.
     """
 
     def __init__(self, model_path: str | Path | None = None, *, n_ctx: int = 4096, seed: int = 0,
                  temperature: float = 0.0, max_tokens: int = 512, n_threads: int | None = None,
-                 reuse_prefix: bool = True, machine_lock: bool = True):
+                 n_threads_batch: int | None = None, reuse_prefix: bool = True, machine_lock: bool = True,
+                 prefix_cache: PrefixCache | bool | None = None, prefix_min_tokens: int = 200):
         self.path = Path(model_path) if model_path else find_model(QWEN_CODER_05B)
+        self._sha256 = None if model_path else QWEN_CODER_05B.sha256  # find_model verified it
         quiet_openmp_waits()
-        from llama_cpp import Llama
+        import llama_cpp
         from llama_cpp.llama_chat_format import Jinja2ChatFormatter
-        self._llama = Llama(model_path=str(self.path), n_ctx=n_ctx, seed=seed, verbose=False,
-                            n_threads=n_threads or os.cpu_count() or 2)
+        decode, batch = default_threads()
+        self._llama = llama_cpp.Llama(model_path=str(self.path), n_ctx=n_ctx, seed=seed, verbose=False,
+                                      n_threads=n_threads or decode, n_threads_batch=n_threads_batch or batch)
+        # Threads, measured here (2 AVX2 cores, OMP_WAIT_POLICY=PASSIVE; tokens/s alone / with a `while True: pass`
+        # process on one core):  1 thread: decode 16.9 / 17.1, prefill 54 / 49;  2 threads: decode 28.5 / 15.9,
+        # prefill 84 / 38. Two threads win alone but fall below one under load (every matrix product waits for the
+        # thread that shares its core), so unless threads are given, each call takes the cores that other
+        # processes left free during the previous call (cpu_load.CpuWatch). Greedy output does not depend on it.
+        self._watch = CpuWatch() if n_threads is None and n_threads_batch is None else None
+        self.threads = (n_threads or decode, n_threads_batch or batch)  # what the last call used
         meta = self._llama.metadata
         self._format = Jinja2ChatFormatter(meta["tokenizer.chat_template"], eos_token="<|im_end|>",
                                            bos_token="", add_generation_prompt=True)
@@ -134,6 +159,65 @@ class LocalLLM:
         # each run many times slower than one after the other, so by default calls take turns machine-wide.
         self._machine_lock = Path(tempfile_dir()) / "handmade-agent-llm.lock" if machine_lock else None
         self.last_prompt_eval_tokens = 0  # prompt tokens llama.cpp actually evaluated in the last call
+        if prefix_cache is None:
+            prefix_cache = enabled()
+        self.prefix_cache = PrefixCache() if prefix_cache is True else prefix_cache or None
+        self.prefix_min_tokens = prefix_min_tokens
+        self.last_prefix: str | None = None  # how the last call got its prefix: memory, disk, computed, None
+        # the prefix settings go into every cache key: a state made under other ones is never loaded
+        self._prefix_settings = {"n_ctx": n_ctx, "llama_cpp": llama_cpp.__version__, "kv": "f16"}
+        self._user_turn = self._tokens("<|im_start|>user")
+
+    def _tokens(self, text: str) -> list[int]:
+        return self._llama.tokenize(text.encode("utf-8"), add_bos=False, special=True)
+
+    def model_sha256(self) -> str:
+        """The model file's sha256 (hashed once, only for a file passed by path that is not the default)."""
+        if self._sha256 is None:
+            from .errors import ModelNotFound
+            from .model_files import sha256_of, verify
+            try:
+                verify(self.path)  # the default model under another name: its stamp makes this cheap
+                self._sha256 = QWEN_CODER_05B.sha256
+            except ModelNotFound:
+                self._sha256 = sha256_of(self.path)
+        return self._sha256
+
+    def _bring_prefix(self, tokens: list[int], ends: list[int], min_tokens: int) -> str | None:
+        if not (self.reuse_prefix and self.prefix_cache):
+            return None
+        from .kv_state import bring_prefix
+        return bring_prefix(self._llama, tokens, ends, self.prefix_cache, self.model_sha256(),
+                            self._prefix_settings, min_tokens)
+
+    def forget(self) -> None:
+        """Drop the in-process KV cache: the next call evaluates its prompt again (or loads its prefix from disk)."""
+        import llama_cpp
+        with self._lock:
+            self._llama.reset()
+            llama_cpp.llama_memory_clear(llama_cpp.llama_get_memory(self._llama.ctx), True)
+
+    def warm(self, messages: Sequence[MessageLike], tools: list[dict] | None = None) -> str | None:
+        """Load or compute the KV state of ``messages`` (e.g. system prompt + examples) before the first call.
+
+        Returns "memory", "disk" or "computed", as ``last_prefix`` does; a prompt that later starts with
+        these messages then evaluates only what follows them.
+        """
+        tokens = self._tokens(self.format_prompt(list(messages) + [{"role": "user", "content": "?"}], tools))
+        ends = turn_starts(tokens, self._user_turn)[-1:]
+        with self._lock, _file_lock(self._machine_lock):
+            self._choose_threads()
+            return self._bring_prefix(tokens, ends, min_tokens=1)
+
+    def _choose_threads(self) -> None:
+        if self._watch is None:
+            return
+        n = threads_for(self._watch.others())
+        self._watch.mark()  # the next window spans this call: seconds of data, not a 10 ms glimpse
+        if (n, n) != self.threads:
+            import llama_cpp
+            llama_cpp.llama_set_n_threads(self._llama.ctx, n, n)
+            self.threads = (n, n)
 
     def _prompt_tokens_evaluated(self) -> int:
         """llama.cpp's own counter of evaluated prompt tokens (so the reuse figure is measured, not inferred)."""
@@ -154,7 +238,8 @@ class LocalLLM:
                  tools: list[dict] | None = None, temperature: float | None = None,
                  max_tokens: int | None = None) -> Completion:
         prompt = self.format_prompt(messages, tools)
-        n_prompt = self.count_tokens(prompt)
+        tokens = self._tokens(prompt)  # what create_completion would make of the text (this model adds no BOS)
+        n_prompt = len(tokens)
         budget = max_tokens or self.max_tokens
         if n_prompt + 1 >= self.n_ctx:
             raise LLMError(f"The prompt has {n_prompt} tokens but the context holds {self.n_ctx}. "
@@ -162,12 +247,15 @@ class LocalLLM:
         budget = min(budget, self.n_ctx - n_prompt)
         with self._lock, _file_lock(self._machine_lock):
             if not self.reuse_prefix:
-                self._llama.reset()
+                self._llama.reset()  # n_tokens = 0: create_completion then evaluates the whole prompt
+            self._choose_threads()
             evaluated_before = self._prompt_tokens_evaluated()
             t0 = time.perf_counter()
             try:
+                ends = turn_starts(tokens, self._user_turn)  # a prefix ends before a user turn; the last is saved
+                self.last_prefix = self._bring_prefix(tokens, ends, self.prefix_min_tokens)
                 r = self._llama.create_completion(
-                    prompt, max_tokens=budget, stop=list(stop or []) + _END, seed=self.seed,
+                    tokens, max_tokens=budget, stop=list(stop or []) + _END, seed=self.seed,
                     temperature=self.temperature if temperature is None else temperature)
             except Exception as e:  # llama.cpp failures surface as generic errors; give them our type
                 raise LLMError(f"The local model failed: {type(e).__name__}: {e}") from e
@@ -178,88 +266,3 @@ class LocalLLM:
         u = r.get("usage") or {}
         return Completion(text, calls, Usage(u.get("prompt_tokens", n_prompt), u.get("completion_tokens", 0)),
                           latency, self.model, "tool_calls" if calls else (choice.get("finish_reason") or "stop"))
-
-
-# --- serving the same model over HTTP ----------------------------------------
-
-def free_port() -> int:
-    """A TCP port on loopback that nothing listens on right now."""
-    import socket
-    with socket.socket() as s:
-        s.bind(("127.0.0.1", 0))
-        return s.getsockname()[1]
-
-
-class LocalServer:
-    """llama-cpp-python's OpenAI-compatible server for the local model, as a child process.
-
-        >>> with serve(port=free_port()) as server:                # doctest: +SKIP
-        ...     OpenAIChat(MODEL_ID, base_url=server.base_url)
-    """
-
-    def __init__(self, port: int | None = None, *, host: str = "127.0.0.1", model_path: str | Path | None = None,
-                 n_ctx: int = 4096, api_key: str | None = None, startup_timeout: float = 180.0):
-        self.host, self.port = host, port or free_port()
-        self.model_path = Path(model_path) if model_path else find_model(QWEN_CODER_05B)
-        self.n_ctx, self.api_key, self.startup_timeout = n_ctx, api_key, startup_timeout
-        self.process: Any = None
-        self.log_path: Path | None = None
-
-    @property
-    def base_url(self) -> str:
-        return f"http://{self.host}:{self.port}/v1"
-
-    def command(self) -> list[str]:
-        import sys
-        threads = str(os.cpu_count() or 2)
-        cmd = [sys.executable, "-m", "llama_cpp.server", "--model", str(self.model_path), "--host", self.host,
-               "--port", str(self.port), "--n_ctx", str(self.n_ctx), "--model_alias", MODEL_ID,
-               "--n_threads", threads, "--n_threads_batch", threads, "--verbose", "False"]
-        return cmd + (["--api_key", self.api_key] if self.api_key else [])
-
-    def start(self) -> "LocalServer":
-        import subprocess
-        import tempfile
-        import urllib.request
-        fd, log = tempfile.mkstemp(prefix="handmade-agent-server-", suffix=".log")
-        self.log_path = Path(log)
-        env = {**os.environ, "OMP_WAIT_POLICY": os.environ.get("OMP_WAIT_POLICY", "PASSIVE")}
-        self.process = subprocess.Popen(self.command(), stdout=fd, stderr=subprocess.STDOUT, env=env)
-        os.close(fd)
-        deadline = time.monotonic() + self.startup_timeout
-        while time.monotonic() < deadline:
-            if self.process.poll() is not None:
-                tail = self.log_path.read_text(errors="replace")[-1500:]
-                raise LLMError(f"The model server exited with code {self.process.returncode} before it was ready. "
-                               f"Is port {self.port} free and llama-cpp-python[server] installed? Log:\n{tail}")
-            try:
-                headers = {"Authorization": f"Bearer {self.api_key}"} if self.api_key else {}
-                with urllib.request.urlopen(urllib.request.Request(f"{self.base_url}/models", headers=headers),
-                                            timeout=2):
-                    return self
-            except OSError:
-                time.sleep(0.3)
-        self.stop()
-        raise LLMError(f"The model server did not answer on {self.base_url} within {self.startup_timeout:.0f} s.")
-
-    def stop(self) -> None:
-        if self.process and self.process.poll() is None:
-            self.process.terminate()
-            try:
-                self.process.wait(timeout=15)
-            except Exception:  # a server stuck in shutdown must still go away
-                self.process.kill()
-                self.process.wait()
-        if self.log_path:
-            self.log_path.unlink(missing_ok=True)
-
-    def __enter__(self) -> "LocalServer":
-        return self if self.process else self.start()
-
-    def __exit__(self, *exc: object) -> None:
-        self.stop()
-
-
-def serve(port: int | None = None, **kwargs: Any) -> LocalServer:
-    """Start the local model's HTTP server and return it once it answers (use as a context manager)."""
-    return LocalServer(port, **kwargs).start()
