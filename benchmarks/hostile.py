@@ -214,7 +214,7 @@ def rag_cases(tmp: Path) -> list[Case]:
     cases = [Case("rag", "load a folder with 4 bad files", load, lambda v: v)]
     cases += [Case("rag", f"query {q[:8]!r} {m}", (lambda q=q, m=m: r.search(q, method=m)),
                    lambda hits: "accepted" if hits == [] else "wrong") for q in queries for m in ("dense", "hybrid")]
-    cases += [Case("rag", f"heading {n}", (lambda n=n: parse_document("d", "## " + " " * n + "x {#a}")))
+    cases += [Case("rag", f"heading {n}", (lambda n=n: parse_document("d", "## a" + " " * n + "x {#a} b")))
               for n in (5000, 50_000, 200_000)]
     return cases
 

@@ -31,7 +31,6 @@ import sqlite3
 import time
 import uuid
 from contextlib import contextmanager
-from dataclasses import dataclass
 from typing import Any, Callable, Iterable, Iterator
 
 from ..errors import StateError
@@ -39,31 +38,8 @@ from ..llm import Message, MessageLike, as_message
 from ..memory import ConversationMemory
 from .agents import agent_from_state, agent_state
 from .limits import loads_json, plain_text, sqlite_errors, utf8_text
+from .session_schema import SCHEMA, SCHEMA_VERSION, SessionInfo
 from .state_file import dump_state, parse_state
-
-SCHEMA_VERSION = 1
-SCHEMA = """
-CREATE TABLE IF NOT EXISTS sessions (id TEXT PRIMARY KEY, title TEXT NOT NULL, created REAL NOT NULL,
-    updated REAL NOT NULL, state TEXT);
-CREATE TABLE IF NOT EXISTS messages (id INTEGER PRIMARY KEY, session_id TEXT NOT NULL
-    REFERENCES sessions(id) ON DELETE CASCADE, role TEXT NOT NULL, content TEXT NOT NULL, extra TEXT);
-CREATE INDEX IF NOT EXISTS messages_by_session ON messages(session_id, id);
-CREATE TABLE IF NOT EXISTS events (id INTEGER PRIMARY KEY, session_id TEXT NOT NULL
-    REFERENCES sessions(id) ON DELETE CASCADE, run_id TEXT, kind TEXT NOT NULL, step INTEGER, ts REAL,
-    data TEXT NOT NULL);
-CREATE INDEX IF NOT EXISTS events_by_session ON events(session_id, id);
-"""
-
-
-@dataclass
-class SessionInfo:
-    id: str
-    title: str
-    created: float
-    updated: float
-    messages: int
-    events: int
-    has_state: bool
 
 
 class SQLiteStore:
