@@ -7,7 +7,7 @@ import sys
 
 import pytest
 
-from handmade_agent.local import free_port
+from handmade_agent.server import free_port
 from handmade_agent.model_files import QWEN_CODER_05B, mirror_parts
 
 
