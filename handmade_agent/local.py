@@ -10,7 +10,7 @@ llama.cpp state (``prefix_cache``, ``kv_state``): a new process loads it instead
 of computing it again. ``warm(messages)`` asks for that ahead of time.
 The HTTP server for the same model lives in ``server.py``.
 
-Deliberately left out: streaming, GPU offload, grammars, and multiple models.
+Deliberately left out: streaming, GPU offload, and multiple models.
 
     >>> llm = LocalLLM()                                          # doctest: +SKIP
     >>> llm.complete([{"role": "user", "content": "2+2="}]).text  # doctest: +SKIP
@@ -124,11 +124,15 @@ def parse_tool_calls(text: str) -> tuple[str, list[ToolCall]]:
 class LocalLLM:
     """The local GGUF model behind the package's ``LLM`` interface.
 
+    ``grammar`` (GBNF) constrains a reply (llama.cpp grammar sampling); ``tool_call_grammar(tools)``
+    writes the one for native tool calls in this model's own ``<tool_call>`` format.
+
     ``reuse_prefix=False`` clears the KV cache before every call and skips the
     disk (only for measuring what the reuse saves). ``prefix_cache`` is a
     ``PrefixCache``, or False for none; by default the package's cache folder,
     unless ``HANDMADE_AGENT_PREFIX_CACHE=0``.
     """
+    supports_grammar = True
 
     def __init__(self, model_path: str | Path | None = None, *, n_ctx: int = 4096, seed: int = 0,
                  temperature: float = 0.0, max_tokens: int = 512, n_threads: int | None = None,
@@ -167,6 +171,7 @@ class LocalLLM:
         # the prefix settings go into every cache key: a state made under other ones is never loaded
         self._prefix_settings = {"n_ctx": n_ctx, "llama_cpp": llama_cpp.__version__, "kv": "f16"}
         self._user_turn = self._tokens("<|im_start|>user")
+        self._grammars: dict[str, Any] = {}
 
     def _tokens(self, text: str) -> list[int]:
         return self._llama.tokenize(text.encode("utf-8"), add_bos=False, special=True)
@@ -231,12 +236,28 @@ class LocalLLM:
         """The exact prompt text the model sees (the GGUF's own chat template)."""
         return self._format(messages=[_template_message(m) for m in messages], tools=tools).prompt
 
+    def tool_call_grammar(self, tools: list[dict]) -> str:
+        """GBNF for this model's native tool calls: one ``<tool_call>`` to a real tool with valid arguments, or text."""
+        from .grammar import tool_call_grammar
+        return tool_call_grammar(tools)
+
+    def _grammar(self, gbnf: str | None) -> Any:
+        """The llama_cpp grammar object for ``gbnf``, kept per text (llama.cpp parses it again on each call)."""
+        if not gbnf:
+            return None
+        if gbnf not in self._grammars:
+            from llama_cpp import LlamaGrammar
+            if len(self._grammars) > 32:
+                self._grammars.clear()
+            self._grammars[gbnf] = LlamaGrammar.from_string(gbnf, verbose=False)
+        return self._grammars[gbnf]
+
     def count_tokens(self, text: str) -> int:
         return len(self._llama.tokenize(text.encode("utf-8"), add_bos=False, special=True))
 
     def complete(self, messages: Sequence[MessageLike], *, stop: Sequence[str] | None = None,
                  tools: list[dict] | None = None, temperature: float | None = None,
-                 max_tokens: int | None = None) -> Completion:
+                 max_tokens: int | None = None, grammar: str | None = None) -> Completion:
         prompt = self.format_prompt(messages, tools)
         tokens = self._tokens(prompt)  # what create_completion would make of the text (this model adds no BOS)
         n_prompt = len(tokens)
@@ -255,7 +276,7 @@ class LocalLLM:
                 ends = turn_starts(tokens, self._user_turn)  # a prefix ends before a user turn; the last is saved
                 self.last_prefix = self._bring_prefix(tokens, ends, self.prefix_min_tokens)
                 r = self._llama.create_completion(
-                    tokens, max_tokens=budget, stop=list(stop or []) + _END, seed=self.seed,
+                    tokens, max_tokens=budget, stop=list(stop or []) + _END, seed=self.seed, grammar=self._grammar(grammar),
                     temperature=self.temperature if temperature is None else temperature)
             except Exception as e:  # llama.cpp failures surface as generic errors; give them our type
                 raise LLMError(f"The local model failed: {type(e).__name__}: {e}") from e
@@ -266,3 +287,35 @@ class LocalLLM:
         u = r.get("usage") or {}
         return Completion(text, calls, Usage(u.get("prompt_tokens", n_prompt), u.get("completion_tokens", 0)),
                           latency, self.model, "tool_calls" if calls else (choice.get("finish_reason") or "stop"))
+
+    def next_token_logprobs(self, messages: Sequence[MessageLike], candidates: Sequence[str]) -> dict[str, float]:
+        """Log-probability that the reply to ``messages`` starts with each candidate's first token.
+
+        One forward pass, no sampling: the logits of the reply's first position are read (through a
+        logits processor on a one-token completion, so the prefix cache works as in ``complete``) and
+        normalised over the whole vocabulary. For scores a small model cannot flatten, e.g. P("Yes").
+        """
+        import numpy as np
+        from llama_cpp import LogitsProcessorList
+        tokens = self._tokens(self.format_prompt(messages))
+        first = {c: self._tokens(c)[0] for c in candidates if c}
+        seen: list = []
+
+        def grab(_input_ids, scores):  # called once per sampled token; the first call holds the reply's first position
+            if not seen:
+                seen.append(np.array(scores, dtype=np.float64))
+            return scores
+
+        with self._lock, _file_lock(self._machine_lock):
+            self._choose_threads()
+            try:
+                self.last_prefix = self._bring_prefix(tokens, turn_starts(tokens, self._user_turn),
+                                                      self.prefix_min_tokens)
+                self._llama.create_completion(tokens, max_tokens=1, temperature=0.0, seed=self.seed,
+                                              logits_processor=LogitsProcessorList([grab]))
+            except Exception as e:
+                raise LLMError(f"The local model failed: {type(e).__name__}: {e}") from e
+        logits = seen[0]
+        top = logits.max()
+        log_z = top + np.log(np.exp(logits - top).sum())
+        return {c: float(logits[i] - log_z) for c, i in first.items()}

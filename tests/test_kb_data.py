@@ -136,12 +136,15 @@ def test_document_language_matches_folder(path):
 # ---------------------------------------------------------------- eval set
 
 def test_eval_schema(questions):
-    keys = {"qid", "lang", "question", "answer", "relevant", "kind"}
+    keys = {"qid", "lang", "question", "answer", "relevant", "kind", "answer_lang"}
     qids = [q["qid"] for q in questions]
     assert len(qids) == len(set(qids)), "duplicate qids"
     for q in questions:
         assert set(q) == keys, q
-        assert q["lang"] in LANGS and q["kind"] in {"lexical", "paraphrase"}, q
+        assert q["lang"] in LANGS and q["answer_lang"] in LANGS, q
+        assert q["kind"] in {"lexical", "paraphrase", "cross-lingual", "table"}, q
+        # cross-lingual means exactly this: the answer is only in the other language's documents
+        assert (q["kind"] == "cross-lingual") == (q["answer_lang"] != q["lang"]), q["qid"]
         assert re.fullmatch(rf"{q['lang']}-\d{{3}}", q["qid"]), q["qid"]
         assert q["question"].strip() and q["answer"].strip(), q["qid"]
         assert isinstance(q["relevant"], list) and 1 <= len(q["relevant"]) <= 4, q["qid"]
@@ -155,6 +158,9 @@ def test_eval_coverage(questions):
         total = by[(lang, "lexical")] + by[(lang, "paraphrase")]
         assert total >= 30, (lang, total)
         assert by[(lang, "paraphrase")] * 3 >= total, f"{lang}: fewer than a third paraphrases"
+    for lang in LANGS:  # issue 15: both directions of cross-lingual questions, and table rows
+        assert by[(lang, "cross-lingual")] >= 12, (lang, by[(lang, "cross-lingual")])
+    assert by[("en", "table")] + by[("zh", "table")] >= 12
     # Questions about fault codes and numbers from tables are part of the set.
     assert sum(bool(re.fullmatch(r"[EWM]-\d\d", q["answer"])) for q in questions) >= 4
 
@@ -163,7 +169,7 @@ def test_relevant_passages_exist_and_match_language(questions, passage_index):
     for q in questions:
         for pid in q["relevant"]:
             assert pid in passage_index, f"{q['qid']}: unknown passage {pid}"
-            assert passage_index[pid]["lang"] == q["lang"], f"{q['qid']}: {pid} is in another language"
+            assert passage_index[pid]["lang"] == q["answer_lang"], f"{q['qid']}: {pid} is in another language"
 
 
 def test_answer_is_a_span_of_a_relevant_passage(questions, passage_index):

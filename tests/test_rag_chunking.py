@@ -1,6 +1,8 @@
 """Document parsing and the two chunkers."""
 from __future__ import annotations
 
+from pathlib import Path
+
 import pytest
 from hypothesis import given, settings
 from hypothesis import strategies as st
@@ -41,13 +43,33 @@ def test_split_sentences_handles_english_and_chinese_punctuation():
 def test_structure_chunks_follow_headings_and_keep_passage_ids():
     doc = parse_document("b2", EN_PUMP)
     chunks = structure_chunks(doc)
-    assert [c.id for c in chunks] == ["b2:1", "b2#specs:1", "b2#faults:1", "b2#dry-run:1", "b2#cleaning:1"]
+    assert [c.id for c in chunks] == ["b2:1", "b2#specs:1", "b2#faults:1", "b2#faults:2", "b2#dry-run:1",
+                                      "b2#cleaning:1"]
     for c in chunks:
         assert c.text == doc.text[c.start:c.end] and c.text == c.text.strip()
         assert "#" not in c.text.splitlines()[0][:2]  # a heading line is never inside a chunk
-    faults = chunks[2]
+    faults = chunks[3]
     assert faults.heading_path == ["Brookline B2 pump", "Fault codes"] and "P-04" in faults.text
     assert faults.search_text.startswith("Brookline B2 pump > Fault codes\n")
+
+
+def test_a_table_row_is_a_chunk_with_its_header_and_section_title():
+    doc = parse_document("b2", EN_PUMP)
+    rows = [c for c in structure_chunks(doc) if c.table_header]
+    assert [c.text for c in rows] == ["| P-01 | Dry run: no water for 20 s |", "| P-04 | Motor overheated above 70 °C |"]
+    assert rows[0].table_header == "| Code | Meaning |" and rows[0].display_text.startswith("| Code | Meaning |\n")
+    assert rows[1].search_text == "Brookline B2 pump > Fault codes\n| Code | Meaning |\n| P-04 | Motor overheated above 70 °C |"
+    as_prose = structure_chunks(doc, tables=False)  # the switch for measuring what row chunks bring
+    assert not any(c.table_header for c in as_prose) and "b2#faults:2" not in [c.id for c in as_prose]
+
+
+def test_arm_payload_finds_the_350_g_row_in_the_real_knowledge_base():
+    from handmade_agent.rag import BM25, load_documents, terms
+    kb = Path(__file__).resolve().parent.parent / "data" / "kb"
+    chunks = [c for d in load_documents(kb, ("en",)) for c in structure_chunks(d)]
+    bm = BM25([terms(c.search_text) for c in chunks])
+    best = chunks[int(bm.scores(terms("arm load payload")).argmax())]
+    assert best.text == "| Arm payload | 350 g |" and "Arm and sensors" in best.search_text
 
 
 def test_long_sections_split_by_sentences_with_overlap_and_chinese_punctuation():

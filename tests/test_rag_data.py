@@ -63,6 +63,9 @@ P-01 表示干转：二十秒内没有水。P-04 表示电机过热，温度超�
 """
 
 
+KINDS = ("lexical", "paraphrase", "cross-lingual", "table")
+
+
 def write_kb(root: Path) -> Path:
     """Write the tiny knowledge base under ``root/kb`` and return that directory."""
     kb = root / "kb"
@@ -106,9 +109,17 @@ def test_every_relevant_passage_is_a_chunk_of_its_language():
     assert len({it.qid for it in items}) == len(items)
     for lang in ("en", "zh"):
         passages = {p for c in chunk_documents(load_documents(DATA / "kb", (lang,))) for p in c.passage_ids}
-        for it in (i for i in items if i.lang == lang):
+        for it in (i for i in items if (i.answer_lang or i.lang) == lang):
             missing = [r for r in it.relevant if r not in passages]
             assert not missing, f"{it.qid}: relevant ids {missing} are no passage with text in data/kb/{lang}"
+
+
+@needs_eval
+def test_cross_lingual_items_load_as_cross_lingual():
+    items = load_eval(DATA / "rag_eval.jsonl")
+    cross = [i for i in items if i.cross_lingual]
+    assert {i.kind for i in cross} == {"cross-lingual"} and {i.lang for i in cross} == {"en", "zh"}
+    assert all(i.answer_lang != i.lang for i in cross) and len(cross) >= 24
 
 
 @needs_eval
@@ -117,4 +128,4 @@ def test_eval_lines_are_valid_json_with_the_agreed_keys():
         if line.strip():
             d = json.loads(line)
             assert {"qid", "lang", "question", "answer", "relevant", "kind"} <= set(d), f"line {n}"
-            assert d["lang"] in ("en", "zh") and d["kind"] in ("lexical", "paraphrase"), f"line {n}"
+            assert d["lang"] in ("en", "zh") and d["kind"] in KINDS, f"line {n}"

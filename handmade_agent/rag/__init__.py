@@ -15,21 +15,22 @@ from .chunking import Chunk, chunk_documents, fixed_chunks, split_sentences, str
 from .context import attribute, check_citations, citations, cite, format_passages, rag_messages
 from .documents import Document, EvalItem, load_documents, load_eval, parse_document
 from .embedding import HashingEmbedder, SentenceTransformerEmbedder, default_model_path
+from .multilingual import USEEmbedder
 from .evaluation import EvalReport, evaluate, evaluate_retriever, ndcg_at_k, recall_at_k, reciprocal_rank, table
 from .fusion import blend, rrf
 from .index import VectorIndex, top_k
-from .rerank import CrossEncoderReranker, LLMJudgeReranker, Reranker
+from .rerank import CrossEncoderReranker, LLMJudgeReranker, Reranker, YesProbabilityReranker
 from .retriever import METHODS, Hit, Retriever
 from .terms import is_cjk, terms
-from .tool import knowledge_search_tool
+from .tool import DEFAULT_ALPHA, knowledge_retriever, knowledge_search_tool
 
 __all__ = [
     "Document", "EvalItem", "load_documents", "load_eval", "parse_document",
     "Chunk", "structure_chunks", "fixed_chunks", "chunk_documents", "split_sentences",
-    "HashingEmbedder", "SentenceTransformerEmbedder", "default_model_path",
+    "HashingEmbedder", "SentenceTransformerEmbedder", "USEEmbedder", "default_model_path",
     "CachedEmbedder", "EmbeddingCache", "default_cache_dir",
     "VectorIndex", "top_k", "BM25", "terms", "is_cjk", "rrf", "blend",
-    "Hit", "Retriever", "METHODS", "Reranker", "CrossEncoderReranker", "LLMJudgeReranker",
+    "Hit", "Retriever", "METHODS", "Reranker", "CrossEncoderReranker", "LLMJudgeReranker", "YesProbabilityReranker",
     "evaluate", "evaluate_retriever", "table", "EvalReport", "recall_at_k", "reciprocal_rank", "ndcg_at_k",
-    "format_passages", "rag_messages", "citations", "check_citations", "attribute", "cite", "knowledge_search_tool",
+    "format_passages", "rag_messages", "citations", "check_citations", "attribute", "cite", "knowledge_search_tool", "knowledge_retriever", "DEFAULT_ALPHA",
 ]

@@ -7,12 +7,18 @@ still too long is cut by characters. Consecutive chunks of one section share
 ``overlap`` characters of whole sentences, so a fact on a boundary is whole in
 at least one chunk. Each chunk keeps its heading path and passage id.
 
+A markdown table is a unit of its own: each body row becomes one chunk whose
+``table_header`` is the table's header row, and ``search_text`` puts the section
+title and the header before the row — so "arm load" finds ``| Arm payload | 350 g |``
+with the words that say what 350 g is. The prose of the section is chunked as above.
+
 Fixed-size: windows of ``size`` characters every ``size - overlap``, blind to
 structure. Every chunk's ``text`` is ``doc.text[start:end]``, so a viewer can
 draw the boundaries on the document.
 
 Deliberately left out: token-based sizes (characters are model-independent),
-semantic chunking, tables as units.
+semantic chunking, tables in fixed-size chunks (the baseline stays blind),
+tables without a header separator line.
 
     >>> from handmade_agent.rag.documents import parse_document
     >>> [c.id for c in structure_chunks(parse_document("x1", "# X1\\n## Power {#power}\\n220 V.\\n"))]
@@ -40,6 +46,7 @@ class Chunk:
     lang: str = "en"
     heading_path: list[str] = field(default_factory=list)
     passage_ids: list[str] = field(default_factory=list)  # passages this chunk holds (for evaluation)
+    table_header: str = ""     # a table row's header row ("" for prose)
 
     def __post_init__(self) -> None:
         if self.end < 0:
@@ -51,8 +58,14 @@ class Chunk:
 
     @property
     def search_text(self) -> str:
-        """What we embed and count: the heading path gives a short chunk its topic."""
-        return " > ".join(self.heading_path) + "\n" + self.text if self.heading_path else self.text
+        """What we embed and count: the heading path gives a short chunk its topic, a header its columns."""
+        body = f"{self.table_header}\n{self.text}" if self.table_header else self.text
+        return " > ".join(self.heading_path) + "\n" + body if self.heading_path else body
+
+    @property
+    def display_text(self) -> str:
+        """What a reader (or the model) is shown: the text, after the header for a table row."""
+        return f"{self.table_header}\n{self.text}" if self.table_header else self.text
 
     def meta(self) -> dict:
         return {"id": self.id, "doc_id": self.doc_id, "lang": self.lang, "passage_id": self.passage_id}
@@ -80,12 +93,35 @@ def _paragraphs(text: str):
     yield last, len(text)
 
 
-def _pieces(doc: Document, sec: Section, max_chars: int) -> list[tuple[int, int]]:
-    """(start, end) spans of units no longer than max_chars: paragraphs, else sentences, else slices."""
+TABLE_SEPARATOR = re.compile(r"^\s*\|?\s*:?-{2,}")
+
+
+def table_rows(para: str) -> tuple[str, list[tuple[int, int]]] | None:
+    """For a markdown table paragraph: its header row and the (start, end) of each body row; else None."""
+    lines = para.strip("\n").split("\n")
+    if len(lines) < 3 or not all(l.lstrip().startswith("|") for l in lines) or not TABLE_SEPARATOR.match(lines[1]):
+        return None
+    offset, spans = para.index(lines[0]), []
+    for n, line in enumerate(lines):
+        if n >= 2 and line.strip():
+            spans.append((offset, offset + len(line.rstrip())))
+        offset += len(line) + 1
+    return lines[0].strip(), spans
+
+
+def _pieces(doc: Document, sec: Section, max_chars: int, rows: list | None = None) -> list[tuple[int, int]]:
+    """(start, end) spans of units no longer than max_chars: paragraphs, else sentences, else slices.
+
+    Table paragraphs are left out of the spans; their rows go to ``rows`` as (start, end, header).
+    """
     body, base, spans = doc.text[sec.body_start:sec.end], sec.body_start, []
     for i, j in _paragraphs(body):
         para = body[i:j]
         if not para.strip():
+            continue
+        table = table_rows(para) if rows is not None else None
+        if table is not None:
+            rows.extend((base + i + a, base + i + b, table[0]) for a, b in table[1])
             continue
         for u in [para] if len(para) <= max_chars else split_sentences(para):
             for k in range(0, len(u), max_chars):  # a sentence longer than the limit: cut it by characters
@@ -99,13 +135,17 @@ def _trim(doc: Document, start: int, end: int) -> tuple[int, int]:
     return start + len(text) - len(text.lstrip()), end - (len(text) - len(text.rstrip()))
 
 
-def structure_chunks(doc: Document, max_chars: int = 600, overlap: int = 80) -> list[Chunk]:
-    """Chunks that follow headings, paragraphs and sentences, at most ``max_chars`` each."""
+def structure_chunks(doc: Document, max_chars: int = 600, overlap: int = 80, tables: bool = True) -> list[Chunk]:
+    """Chunks that follow headings, paragraphs and sentences, at most ``max_chars`` each.
+
+    ``tables=True``: one chunk per table row (with its header); ``False``: tables are plain paragraphs.
+    """
     if overlap >= max_chars:
         raise ValueError(f"overlap ({overlap}) must be smaller than max_chars ({max_chars}).")
     chunks: list[Chunk] = []
     for sec in doc.sections:
-        spans = [_trim(doc, a, b) for a, b in _pieces(doc, sec, max_chars)]
+        rows: list | None = [] if tables else None
+        spans = [_trim(doc, a, b) for a, b in _pieces(doc, sec, max_chars, rows)]
         spans = [(a, b) for a, b in spans if b > a]
         groups: list[list[tuple[int, int]]] = []
         cur: list[tuple[int, int]] = []
@@ -126,6 +166,9 @@ def structure_chunks(doc: Document, max_chars: int = 600, overlap: int = 80) -> 
             start, end = g[0][0], g[-1][1]
             chunks.append(Chunk(f"{sec.passage_id}:{n}", doc.doc_id, doc.text[start:end], start, end,
                                 doc.lang, list(sec.heading_path), [sec.passage_id]))
+        for n, (start, end, header) in enumerate(rows or [], len(groups) + 1):
+            chunks.append(Chunk(f"{sec.passage_id}:{n}", doc.doc_id, doc.text[start:end], start, end,
+                                doc.lang, list(sec.heading_path), [sec.passage_id], header))
     return chunks
 
 

@@ -160,7 +160,12 @@ class EvalItem:
     question: str
     relevant: list[str]
     answer: str = ""
-    kind: str = "lexical"
+    kind: str = "lexical"      # lexical | paraphrase | cross-lingual | table
+    answer_lang: str = ""      # language of the documents holding the answer ("" = the question's)
+
+    @property
+    def cross_lingual(self) -> bool:
+        return bool(self.answer_lang) and self.answer_lang != self.lang
 
 
 def load_eval(path: str | Path) -> list[EvalItem]:
@@ -172,7 +177,8 @@ def load_eval(path: str | Path) -> list[EvalItem]:
         try:
             d = json.loads(line)
             items.append(EvalItem(d["qid"], d["lang"], d["question"], list(d["relevant"]),
-                                  d.get("answer", ""), d.get("kind", "lexical")))
+                                  d.get("answer", ""), d.get("kind", "lexical"),
+                                  d.get("answer_lang", "")))
         except (ValueError, KeyError, TypeError) as e:
             raise ValueError(f"{path}:{n}: not a valid eval item ({e}); each line needs "
                              "qid, lang, question and relevant (a list of doc_id#anchor).") from e

@@ -102,25 +102,31 @@ def evaluate(search: Callable[[str], list], items: Iterable[EvalItem], k: int = 
 
 def evaluate_retriever(retriever, items: Iterable[EvalItem], method: str = "hybrid", k: int = 5,
                        same_language: bool = True) -> EvalReport:
-    """``evaluate`` a ``Retriever`` method; ``same_language`` searches only chunks in the question's language."""
+    """``evaluate`` a ``Retriever`` method; ``same_language`` searches only chunks in the question's language.
+
+    A cross-lingual item (its answer is in the other language's documents) always searches everything,
+    as a user's question would: restricting it to the answer's language would hand it the answer.
+    """
     items = list(items)
     by_question = {it.question: it for it in items}
 
     def search(q: str) -> list:
-        where = {"lang": by_question[q].lang} if same_language else None
+        it = by_question[q]
+        where = {"lang": it.lang} if same_language and not getattr(it, "cross_lingual", False) else None
         return retriever.search(q, k=k, method=method, where=where)
     return evaluate(search, items, k)
 
 
-def table(reports: dict[str, EvalReport], langs: Sequence[str] = ("en", "zh"), digits: int = 3) -> str:
-    """A markdown table: one row per report, recall@k and MRR per language."""
+def table(reports: dict[str, EvalReport], langs: Sequence[str] = ("en", "zh"), digits: int = 3,
+          kind: str | None = None) -> str:
+    """A markdown table: one row per report, recall@k and MRR per language (of one ``kind`` if given)."""
     k = next(iter(reports.values())).k if reports else 5
     head = "| method | " + " | ".join(f"{l} recall@{k} | {l} MRR" for l in langs) + " |"
     rows = [head, "|---" * (1 + 2 * len(langs)) + "|"]
     for name, rep in reports.items():
         cells = []
         for l in langs:
-            m = rep.mean(l)
+            m = rep.mean(l, kind)
             cells += [f"{m[f'recall@{k}']:.{digits}f}", f"{m['mrr']:.{digits}f}"]
         rows.append(f"| {name} | " + " | ".join(cells) + " |")
     return "\n".join(rows)

@@ -14,6 +14,10 @@ A reranker has ``name`` and ``score(query, texts) -> list[float]``. Two here:
   passage) and coarse (four grades; ties keep the first-stage order), but it
   runs offline. Measured: the 0.5B model grades almost every passage 3, so it
   is a teaching implementation; pass a stronger ``llm`` for real use.
+- ``YesProbabilityReranker``: asks "does the passage answer the question?" and
+  reads P("Yes") / (P("Yes") + P("No")) from the model's own next-token
+  probabilities (``llm.next_token_logprobs``, one forward pass, no sampling): a
+  continuous score, so the model cannot flatten every passage to one grade.
 
 Deliberately left out: listwise LLM reranking, score calibration, batching calls.
 
@@ -121,3 +125,47 @@ class LLMJudgeReranker:
 
     def score(self, query: str, texts: Sequence[str]) -> list[float]:
         return [self.grade(query, t) for t in texts]
+
+
+YES_SYSTEM = ("You check search results. Given a question and a passage, answer Yes if the passage contains "
+              "the answer to the question, otherwise No. Answer with one word: Yes or No.")
+YES, NO = ("Yes", "yes", "YES"), ("No", "no", "NO")
+
+
+class YesProbabilityReranker:
+    """Scores each passage by the model's probability of answering "Yes" (0..1), after two worked examples.
+
+    ``llm`` needs ``next_token_logprobs(messages, candidates)`` (``LocalLLM`` has it).
+    """
+
+    def __init__(self, llm, *, max_chars: int = 700, system: str = YES_SYSTEM, examples: tuple = JUDGE_EXAMPLES):
+        if not callable(getattr(llm, "next_token_logprobs", None)):
+            raise TypeError(f"{type(llm).__name__} has no next_token_logprobs(messages, candidates); "
+                            "use LocalLLM, or LLMJudgeReranker for a chat-only model.")
+        self.llm, self.max_chars, self.system, self.examples = llm, max_chars, system, examples
+        self.name = f"yes-probability:{getattr(llm, 'model', 'llm')}"
+        self.calls = 0
+        self.scores: list[float] = []  # every score given, to see how much the judge discriminates
+
+    def messages(self, query: str, text: str) -> list[dict]:
+        msgs = [{"role": "system", "content": self.system}]
+        for q, passage, grade in self.examples:  # grade 3 -> Yes, anything else -> No
+            msgs += [{"role": "user", "content": self._ask(q, passage)},
+                     {"role": "assistant", "content": "Yes" if grade == "3" else "No"}]
+        return msgs + [{"role": "user", "content": self._ask(query, text[: self.max_chars])}]
+
+    @staticmethod
+    def _ask(query: str, text: str) -> str:
+        return f"Question: {query}\n\nPassage:\n{text}\n\nDoes the passage answer the question?"
+
+    def probability(self, query: str, text: str) -> float:
+        import math
+        self.calls += 1
+        lp = self.llm.next_token_logprobs(self.messages(query, text), YES + NO)
+        yes = sum(math.exp(lp[c]) for c in YES if c in lp)
+        no = sum(math.exp(lp[c]) for c in NO if c in lp)
+        self.scores.append(yes / (yes + no) if yes + no > 0 else 0.0)
+        return self.scores[-1]
+
+    def score(self, query: str, texts: Sequence[str]) -> list[float]:
+        return [self.probability(query, t) for t in texts]

@@ -9,6 +9,12 @@ An agent that has this tool also gets a worked search among its examples
 (``react_examples``, about an invented pump): with it the 0.5B model searches on
 its own and then answers from the passages with their ids.
 
+``knowledge_retriever(docs)`` builds the retriever the agent uses by default, chosen
+by benchmarks/rag.py: USE multilingual (the only embedder here that finds Chinese
+answers and answers in the other language) in a blend with BM25 at dense weight
+``DEFAULT_ALPHA`` = 0.7 (at 0.5, BM25's same-language words pushed cross-lingual
+answers and English paraphrases out of the top 5).
+
 Deliberately left out: letting the model pick the method or k (one knob fewer
 for a small model to get wrong); both are fixed when the tool is made.
 
@@ -23,10 +29,21 @@ from __future__ import annotations
 from ..react.examples import KB_HINT
 from .context import format_passages
 
+DEFAULT_ALPHA = 0.7
+
 DESCRIPTION = ("Search the knowledge base (product manuals and company notes, English and Chinese) and "
                "return the most relevant passages, each with an id in square brackets. Cite those ids in "
                "your answer. Use it for any question about the product or the company.")
 
+
+def knowledge_retriever(docs, embedder=None, *, alpha: float = DEFAULT_ALPHA, cache_dir=None, **kw):
+    """A ``Retriever`` over the structure-aware chunks of ``docs`` with the default (cached USE) embedder."""
+    from .cache import CachedEmbedder
+    from .chunking import chunk_documents
+    from .multilingual import USEEmbedder
+    from .retriever import Retriever
+    embedder = embedder if embedder is not None else CachedEmbedder(USEEmbedder(), cache_dir)
+    return Retriever(chunk_documents(list(docs)), embedder, alpha=alpha, **kw)
 
 
 def knowledge_search_tool(retriever, k: int = 4, *, method: str = "hybrid", where=None,
