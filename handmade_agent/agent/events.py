@@ -25,6 +25,7 @@ from dataclasses import asdict, dataclass, field, fields
 from typing import Any, Callable, ClassVar, Iterable
 
 from ..llm import Usage
+from ..redaction import redact
 from .steps import Step
 
 
@@ -141,7 +142,14 @@ EVENT_TYPES: dict[str, type[Event]] = {c.kind: c for c in (
 
 
 def emit(observers: Iterable[Observer], event: Event) -> None:
-    """Give ``event`` to every observer; a failing observer becomes a warning, never an error."""
+    """Give ``event`` to every observer, secrets redacted; a failing observer becomes a warning, never an error.
+
+    This is the choke point for everything that watches a run (printers, traces, logs, panels, stores):
+    a key in the question, a tool result or a reply is ``[REDACTED]`` before any of them sees it.
+    """
+    observers = list(observers)
+    if observers:
+        event = redacted(event)
     for observer in observers:
         try:
             observer(event)
@@ -149,6 +157,13 @@ def emit(observers: Iterable[Observer], event: Event) -> None:
             name = getattr(observer, "__qualname__", type(observer).__name__)
             warnings.warn(f"observer {name} failed on {event.kind}: {type(e).__name__}: {e}",
                           RuntimeWarning, stacklevel=2)
+
+
+def redacted(event: Event) -> Event:
+    """``event`` itself if it holds no secret, else a copy with every secret replaced."""
+    d = event.to_dict()
+    clean = redact(d)
+    return event if clean == d else event_from_dict(clean)
 
 
 def event_from_dict(d: dict[str, Any]) -> Event:

@@ -24,6 +24,7 @@ from typing import Any, TextIO
 from ..agent.events import (Alert, Event, LLMCallFinished, LLMCallStarted, ReplyEdited, RunFinished, RunStarted,
                             StepFinished)
 from ..agent.steps import Step
+from ..redaction import redact_text
 from .metrics import fmt_duration
 
 LEVELS = ("quiet", "steps", "debug")
@@ -47,7 +48,8 @@ class ConsolePrinter:
         self._edits: dict[int, ReplyEdited] = {}      # shown under the step's heading, once it finishes
 
     def _out(self, text: str) -> None:
-        print(text, file=self.file or sys.stdout)  # resolve stdout late: notebooks swap it per cell
+        # redacted here too: a printer called directly (not through emit) still prints no key
+        print(redact_text(text), file=self.file or sys.stdout)  # resolve stdout late: notebooks swap it per cell
 
     def _heading(self, step: int) -> None:
         if step != self._step:  # a retried call, and the step record after its calls, stay under one heading

@@ -34,6 +34,7 @@ from contextlib import contextmanager
 from typing import Any, Callable, Iterable, Iterator
 
 from ..errors import StateError
+from ..redaction import redact
 from ..llm import Message, MessageLike, as_message
 from ..memory import ConversationMemory
 from .agents import agent_from_state, agent_state
@@ -133,7 +134,7 @@ class SQLiteStore:
                 extra = {k: v for k, v in m.to_dict().items() if k not in ("role", "content")}
                 extra_text = utf8_text(json.dumps(extra, ensure_ascii=False)) if extra else None
                 db.execute("INSERT INTO messages (session_id, role, content, extra) VALUES (?, ?, ?, ?)",
-                           (session_id, m.role, plain_text(m.content), extra_text))
+                           (session_id, m.role, plain_text(redact(m.content)), extra_text and redact(extra_text)))
 
     @sqlite_errors
     def messages(self, session_id: str) -> list[Message]:
@@ -145,7 +146,7 @@ class SQLiteStore:
     @sqlite_errors
     def add_event(self, session_id: str, event: Any) -> None:
         """Append one trace event (an ``events.Event`` or a dict with at least ``kind``)."""
-        d = event.to_dict() if hasattr(event, "to_dict") else dict(event)
+        d = redact(event.to_dict() if hasattr(event, "to_dict") else dict(event))
         with self._write() as db:
             self._touch(db, session_id)
             db.execute("INSERT INTO events (session_id, run_id, kind, step, ts, data) VALUES (?, ?, ?, ?, ?, ?)",

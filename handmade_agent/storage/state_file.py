@@ -33,6 +33,7 @@ from pathlib import Path
 from typing import Callable
 
 from ..errors import StateError
+from ..redaction import redact
 from .limits import clean_stale_temps, loads_json, read_limited, utf8_text
 
 FORMAT = "handmade-agent-state"
@@ -43,7 +44,7 @@ CHUNK = 1 << 20  # bytes per os.write call
 
 def dump_state(data: dict, kind: str = "agent") -> str:
     """The versioned JSON text for ``data``; raises StateError if it is not plain JSON data."""
-    doc = {"format": FORMAT, "version": VERSION, "kind": kind, "data": data}
+    doc = {"format": FORMAT, "version": VERSION, "kind": kind, "data": redact(data)}  # saved state is shared too
     try:
         # a lone surrogate cannot be UTF-8: written as its JSON escape, it loads back as the same string
         return utf8_text(json.dumps(doc, ensure_ascii=False, indent=1, allow_nan=False))
