@@ -91,12 +91,16 @@ class Completion:
 
 @runtime_checkable
 class LLM(Protocol):
-    """The one interface every backend implements."""
+    """The one interface every backend implements.
+
+    ``grammar`` is GBNF text the reply must follow (constrained decoding); a backend that cannot
+    constrain ignores it, and its ``supports_grammar`` attribute (absent means False) says so.
+    """
     model: str
 
     def complete(self, messages: Sequence[MessageLike], *, stop: Sequence[str] | None = None,
                  tools: list[dict] | None = None, temperature: float | None = None,
-                 max_tokens: int | None = None) -> Completion: ...
+                 max_tokens: int | None = None, grammar: str | None = None) -> Completion: ...
 
 
 def cut_at_stop(text: str, stop: Sequence[str] | None) -> tuple[str, bool]:
@@ -115,8 +119,9 @@ class ScriptedLLM:
 
     A reply may be a string, a ``Completion`` (e.g. with tool calls) or an
     exception instance, which is raised to simulate a failing backend.
-    Stop sequences are applied to string replies as a real server would.
+    Stop sequences are applied to string replies as a real server would; a grammar is recorded, not applied.
     """
+    supports_grammar = False
 
     def __init__(self, replies: Iterable[str | Completion | BaseException], model: str = "scripted"):
         self.replies = list(replies)
@@ -129,9 +134,9 @@ class ScriptedLLM:
 
     def complete(self, messages: Sequence[MessageLike], *, stop: Sequence[str] | None = None,
                  tools: list[dict] | None = None, temperature: float | None = None,
-                 max_tokens: int | None = None) -> Completion:
+                 max_tokens: int | None = None, grammar: str | None = None) -> Completion:
         msgs = [as_message(m) for m in messages]
-        self.calls.append({"messages": msgs, "stop": list(stop or []), "tools": tools})
+        self.calls.append({"messages": msgs, "stop": list(stop or []), "tools": tools, "grammar": grammar})
         i = len(self.calls) - 1
         if i >= len(self.replies):
             raise ScriptExhausted(
@@ -186,13 +191,15 @@ class OpenAIChat:
 
     Settings come from the arguments, else from the environment. A loopback
     server (``handmade-agent serve``, Ollama, vLLM on this machine) needs no key.
+    ``grammar=True`` says the server takes a GBNF ``grammar`` field (llama.cpp's does): constrained
+    decoding is then sent; otherwise a grammar is not sent and the agent parses and repairs.
 
         >>> llm = OpenAIChat(base_url="http://127.0.0.1:8080/v1", model="qwen")  # doctest: +SKIP
     """
 
     def __init__(self, model: str | None = None, *, base_url: str | None = None, api_key: str | None = None,
                  timeout: float = 60.0, max_retries: int = 2, temperature: float = 0.0, seed: int | None = 0,
-                 extra_body: dict | None = None):
+                 extra_body: dict | None = None, grammar: bool = False):
         import os
 
         from .errors import ConfigError
@@ -210,6 +217,8 @@ class OpenAIChat:
             raise ConfigError(f"No model name given. Pass model=... or set {ENV_MODEL}. {_SETTINGS_HELP}")
         self.temperature, self.seed = temperature, seed
         self.extra_body = dict(extra_body or {})  # server-specific sampling options, e.g. llama.cpp's repeat_penalty
+        # llama.cpp's server (and llama_cpp.server) accept a GBNF "grammar" field; most providers reject it
+        self.supports_grammar = grammar
         self._model_checked = False
         import openai  # heavy: imported only when a client is built
         self._secrets = [key]  # masked in every error message this client builds
@@ -221,7 +230,7 @@ class OpenAIChat:
 
     def complete(self, messages: Sequence[MessageLike], *, stop: Sequence[str] | None = None,
                  tools: list[dict] | None = None, temperature: float | None = None,
-                 max_tokens: int | None = None) -> Completion:
+                 max_tokens: int | None = None, grammar: str | None = None) -> Completion:
         import openai
 
         from .errors import ConfigError, LLMError
@@ -235,8 +244,11 @@ class OpenAIChat:
             kwargs["max_tokens"] = max_tokens
         if self.seed is not None:
             kwargs["seed"] = self.seed
-        if self.extra_body:
-            kwargs["extra_body"] = self.extra_body
+        extra = dict(self.extra_body)
+        if grammar and self.supports_grammar:
+            extra["grammar"] = grammar
+        if extra:
+            kwargs["extra_body"] = extra
         where = self.base_url or "api.openai.com"
         if not self._model_checked:
             self._check_model(where)

@@ -241,16 +241,16 @@ class LocalLLM:
         from .grammar import tool_call_grammar
         return tool_call_grammar(tools)
 
-    def _grammar(self, gbnf: str | None) -> Any:
-        """The llama_cpp grammar object for ``gbnf``, kept per text (llama.cpp parses it again on each call)."""
-        if not gbnf:
-            return None
+    def _grammar(self, gbnf: str) -> Any:
+        """The parsed grammar for ``gbnf``, kept per text (an agent sends the same one at every step)."""
+        from .grammar_sampling import GreedyGrammar
         if gbnf not in self._grammars:
-            from llama_cpp import LlamaGrammar
-            if len(self._grammars) > 32:
+            if len(self._grammars) >= 32:
                 self._grammars.clear()
-            self._grammars[gbnf] = LlamaGrammar.from_string(gbnf, verbose=False)
-        return self._grammars[gbnf]
+            self._grammars[gbnf] = GreedyGrammar(self._llama, gbnf)
+        g = self._grammars[gbnf]
+        g.reset()
+        return g
 
     def count_tokens(self, text: str) -> int:
         return len(self._llama.tokenize(text.encode("utf-8"), add_bos=False, special=True))
@@ -275,11 +275,21 @@ class LocalLLM:
             try:
                 ends = turn_starts(tokens, self._user_turn)  # a prefix ends before a user turn; the last is saved
                 self.last_prefix = self._bring_prefix(tokens, ends, self.prefix_min_tokens)
-                r = self._llama.create_completion(
-                    tokens, max_tokens=budget, stop=list(stop or []) + _END, seed=self.seed, grammar=self._grammar(grammar),
-                    temperature=self.temperature if temperature is None else temperature)
+                temp = self.temperature if temperature is None else temperature
+                slow = None
+                if grammar and temp == 0:  # greedy: our lazy grammar sampler gives the same tokens, faster
+                    self._llama._init_sampler = self._grammar(grammar).sampler
+                elif grammar:
+                    from llama_cpp import LlamaGrammar
+                    slow = LlamaGrammar.from_string(grammar, verbose=False)
+                r = self._llama.create_completion(tokens, max_tokens=budget, stop=list(stop or []) + _END,
+                                                  seed=self.seed, temperature=temp, grammar=slow)
+            except LLMError:
+                raise
             except Exception as e:  # llama.cpp failures surface as generic errors; give them our type
                 raise LLMError(f"The local model failed: {type(e).__name__}: {e}") from e
+            finally:
+                self._llama.__dict__.pop("_init_sampler", None)  # back to llama-cpp-python's own sampler
             latency = time.perf_counter() - t0
             self.last_prompt_eval_tokens = self._prompt_tokens_evaluated() - evaluated_before
         choice = r["choices"][0]

@@ -34,6 +34,7 @@ class AgentConfig:
     llm_retries: int = 1               # extra attempts when the backend fails
     max_tokens: int = 256              # per model reply
     recap_results: bool = True         # each observation repeats the earlier results (text ReAct)
+    constrained: bool | None = None    # grammar-constrained replies; None: wherever the backend supports it
 
     def __post_init__(self) -> None:
         if self.strategy not in STRATEGIES:

@@ -28,7 +28,8 @@ from typing import Any, Iterable
 
 from ..errors import FormatError, StateError
 from ..llm import Completion, Message, Usage
-from ..react import STOP, FinalAnswer, build_system_prompt, few_shot_messages, format_help, loads_lenient, parse
+from ..react import (STOP, FinalAnswer, build_system_prompt, few_shot_messages, format_help, loads_lenient, parse,
+                     react_grammar)
 from ..tools import Tool, ToolRegistry
 from . import events as ev
 from .config import AgentConfig
@@ -179,9 +180,26 @@ class Agent:
         def emit(e: ev.Event) -> None:
             r.calls += isinstance(e, ev.LLMCallStarted)
             self._emit(e, index)
+        extra = {"grammar": g} if (g := self.grammar()) else {}  # only then: an LLM written before grammars still works
         return complete(self.llm, self.messages(), retries=self.config.llm_retries, emit=emit,
-                        stop=None if native else STOP,
-                        max_tokens=self.config.max_tokens, tools=self.tools.schemas() if native else None)
+                        stop=None if native else STOP, max_tokens=self.config.max_tokens,
+                        tools=self.tools.schemas() if native else None, **extra)
+
+    @property
+    def constrained(self) -> bool:
+        """Are replies grammar-constrained? ``constrained=None`` means: if the backend can constrain."""
+        wanted = self.config.constrained
+        can = bool(getattr(self.llm, "supports_grammar", False))
+        return can if wanted is None else bool(wanted) and can
+
+    def grammar(self) -> str | None:
+        """The GBNF a reply must follow, or None (not constrained, or no way to say it for this backend)."""
+        if not self.constrained:
+            return None
+        if self._react:
+            return react_grammar(self.tools)
+        native = getattr(self.llm, "tool_call_grammar", None)  # the call syntax is the backend's own
+        return native(self.tools.schemas()) if callable(native) else None
 
     def _react_step(self, r: _Run, index: int, c: Completion) -> Step:
         try:

@@ -4,14 +4,16 @@
 (``prompt.py``, worked examples in ``examples.py``); ``parse(reply)`` reads one step back as an
 ``Action`` or a ``FinalAnswer`` (``parser.py``: labels in ``labels.py``, actions in ``actions.py``,
 argument repair in ``arguments.py``) or raises ``FormatError`` with feedback for the model.
+``react_grammar(tools)`` (``grammar.py``) is the same format as a GBNF grammar, for constrained decoding.
 
     >>> parse("Thought: easy\\nFinal Answer: 4").answer
     '4'
 """
 from .arguments import loads_lenient
 from .labels import split_blocks
+from .grammar import react_grammar
 from .parser import Action, FinalAnswer, parse
 from .prompt import FORMAT_HELP, STOP, build_system_prompt, describe_tools, few_shot_messages, format_help
 
 __all__ = ["parse", "Action", "FinalAnswer", "STOP", "FORMAT_HELP", "format_help", "build_system_prompt", "few_shot_messages",
-           "describe_tools", "split_blocks", "loads_lenient"]
+           "describe_tools", "split_blocks", "loads_lenient", "react_grammar"]

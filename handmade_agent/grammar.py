@@ -1,0 +1,76 @@
+"""GBNF grammars from tool schemas: what a constrained model is allowed to write.
+
+llama.cpp can restrict decoding to a grammar (GBNF). ``argument_rules(schemas, prefix)``
+turns each tool's JSON Schema into a rule (``<prefix>0``, ``<prefix>1``, ...) for a JSON
+object valid for that schema, all in one rule set (llama-cpp-python's ``SchemaConverter``;
+shared rules such as ``string`` are written once). ``literal`` quotes text for GBNF.
+``tool_call_grammar(tools)`` is the grammar for Qwen's native tool calls: one
+call (in ``<tool_call>`` tags or bare) with a real tool name and schema-valid arguments, or a plain-text answer
+(so "no tool fits" stays possible). The ReAct text grammar lives in chapter 02
+(``react/grammar.py``) and is built from these pieces.
+
+Deliberately left out: checking a grammar here. llama.cpp parses it when a call uses it
+(a bad grammar is an ``LLMError`` then); the tests parse every grammar the package builds.
+
+    >>> literal('say "hi"\\n')
+    '"say \\\\"hi\\\\"\\\\n"'
+"""
+from __future__ import annotations
+
+import json
+from functools import lru_cache
+from typing import Any, Sequence
+
+# an answer in plain text may not start like a tool call, or the constraint would be a sieve
+TEXT_ANSWER = 'text ::= [^<{`\\n ] [^\\x00]*'
+
+
+def literal(text: str) -> str:
+    """``text`` as a GBNF string literal."""
+    return json.dumps(text, ensure_ascii=False)
+
+
+def tool_parameters(tool: Any) -> tuple[str, dict]:
+    """(name, parameters schema) of a ``Tool`` or of an OpenAI-format tool dict."""
+    if isinstance(tool, dict):
+        fn = tool.get("function", tool)
+        return str(fn.get("name", "")), dict(fn.get("parameters") or {"type": "object"})
+    return tool.name, dict(tool.parameters or {"type": "object"})
+
+
+def _closed(schema: dict) -> dict:
+    """The schema with no extra keys allowed where it says nothing (a model inventing keys is an error)."""
+    schema = dict(schema)
+    schema.setdefault("type", "object")
+    schema.setdefault("properties", {})
+    return schema
+
+
+def argument_rules(schemas: Sequence[dict], prefix: str) -> str:
+    """GBNF rules ``<prefix>0`` .. ``<prefix>N-1``: a JSON object valid for each schema (rules joined by lines)."""
+    from llama_cpp.llama_grammar import SchemaConverter  # heavy: only when a grammar is built
+    converter = SchemaConverter(prop_order={}, allow_fetch=False, dotall=False, raw_pattern=False)
+    for i, schema in enumerate(schemas):
+        schema = converter.resolve_refs(_closed(schema), f"{prefix}{i}")
+        converter.visit(schema, f"{prefix}{i}")
+    return converter.format_grammar()
+
+
+def tool_call_grammar(tools: Sequence[Any]) -> str:
+    """Qwen's native format, constrained: one ``<tool_call>`` naming a real tool, or a plain-text answer."""
+    named = [tool_parameters(t) for t in tools]
+    return _tool_call_grammar(json.dumps(named, ensure_ascii=False))
+
+
+@lru_cache(maxsize=64)  # building is not free and an agent asks for the same tool set at every step
+def _tool_call_grammar(key: str) -> str:
+    named = json.loads(key)
+    if not named:
+        return "root ::= text\n" + TEXT_ANSWER + "\n"
+    # the bare JSON object is accepted too: it is what the 0.5B model starts with most often, and forcing
+    # <tool_call> instead made it write prose about the call rather than the call
+    lines = [f"root ::= {literal('<tool_call>' + chr(10))} call {literal(chr(10) + '</tool_call>')} | call | text",
+             "call ::= " + " | ".join(f"call{i}" for i in range(len(named))), TEXT_ANSWER]
+    lines += [f'call{i} ::= {literal(json.dumps({"name": name})[:-1] + ", " + chr(34) + "arguments" + chr(34) + ": ")}'
+              f' callargs{i} "}}"' for i, (name, _) in enumerate(named)]
+    return "\n".join(lines) + "\n" + argument_rules([p for _, p in named], "callargs")
