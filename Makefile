@@ -47,8 +47,9 @@ notebooks: setup
 lab: setup
 	$(BIN)/jupyter lab notebooks/
 
-student-edition: setup
-	$(BIN)/python -c "import glob, handmade_agent.teaching as t; [print(f, t.student_edition(f, 'student/' + f.split('/')[-1])) for f in sorted(glob.glob('notebooks/*.ipynb'))]"
+# no set-up needed: the student edition is plain JSON work (any python3, nothing installed)
+student-edition:
+	PYTHONPATH=. $(PYTHON) -m handmade_agent.teaching student notebooks/*.ipynb
 
 clean:
 	rm -rf $(VENV) student

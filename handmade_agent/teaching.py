@@ -5,7 +5,8 @@ the finished one from the package; ``show_source`` displays the finished code
 instead of copying it into the notebook, so the package stays the single copy.
 
 Exercise cells are tagged ``solution``. ``student_edition`` replaces their
-code with a stub, keeps the checker cell after them, and clears outputs.
+code with a stub, keeps the checker cell after them and every other output, and
+folds interview answers away.
 
     >>> check_exercise("double", lambda x: 2 * x, [((2,), 4), ((0,), 0)])
     ✓ double: all 2 cases pass
@@ -56,16 +57,67 @@ def check_exercise(name: str, candidate: Callable, cases: Iterable[tuple[tuple, 
     return True
 
 
+def hide_answers(markdown: str) -> str:
+    """Interview questions stay; each answer folds into a ``<details>`` block (collapsed in JupyterLab and on GitHub)."""
+    out, answer = [], []
+
+    def fold() -> None:
+        if answer and any(line.strip() for line in answer):
+            body = "\n".join(answer).strip("\n")
+            out.extend(["", "<details><summary>Answer</summary>", "", body, "", "</details>", ""])
+        elif answer:
+            out.extend(answer)
+        answer.clear()
+
+    in_question = False
+    for line in markdown.split("\n"):
+        if line.startswith("**Q") or line.startswith("## "):
+            fold()
+            out.append(line)
+            in_question = line.startswith("**Q")
+        elif in_question:
+            answer.append(line)
+        else:
+            out.append(line)
+    fold()
+    return "\n".join(out)
+
+
 def student_edition(notebook: str | Path, out: str | Path) -> int:
-    """Write a copy of ``notebook`` with ``solution``-tagged cells stubbed out. Returns how many."""
+    """Write a copy of ``notebook`` for students; returns how many solutions were taken out.
+
+    ``solution``-tagged cells become a stub (their outputs go, and so do the outputs of the checker
+    right after them); every other output stays, so the edition reads well unrun; interview answers
+    fold away behind "Answer". Pure JSON: no model, no kernel, no install needed.
+    """
     nb = json.loads(Path(notebook).read_text(encoding="utf-8"))
-    stubbed = 0
+    stubbed, clear_next = 0, False
     for cell in nb["cells"]:
+        source = "".join(cell["source"]) if isinstance(cell["source"], list) else cell["source"]
+        if cell["cell_type"] == "markdown" and "## Interview questions" in source:
+            cell["source"] = hide_answers(source)
         if cell["cell_type"] != "code":
             continue
-        cell["outputs"], cell["execution_count"] = [], None
         if "solution" in cell.get("metadata", {}).get("tags", []):
-            cell["source"], stubbed = STUB, stubbed + 1
+            cell["source"], stubbed, clear_next = STUB, stubbed + 1, True
+            cell["outputs"], cell["execution_count"] = [], None
+        elif clear_next:  # the checker's verdict was on the solution, not on the student's code
+            cell["outputs"], cell["execution_count"], clear_next = [], None, False
     Path(out).parent.mkdir(parents=True, exist_ok=True)
-    Path(out).write_text(json.dumps(nb, ensure_ascii=False, indent=1) + "\n", encoding="utf-8")
+    Path(out).write_text(json.dumps(nb, ensure_ascii=False, indent=1, sort_keys=True) + "\n", encoding="utf-8")
     return stubbed
+
+
+def main(argv: list[str] | None = None) -> None:
+    """``python -m handmade_agent.teaching OUT_DIR NOTEBOOK...``: write the student edition of each notebook."""
+    import sys
+    args = sys.argv[1:] if argv is None else argv
+    if len(args) < 2:
+        raise SystemExit("usage: python -m handmade_agent.teaching OUT_DIR NOTEBOOK.ipynb [...]")
+    for nb in args[1:]:
+        target = Path(args[0]) / Path(nb).name
+        print(f"{target}: {student_edition(nb, target)} solutions taken out")
+
+
+if __name__ == "__main__":
+    main()
