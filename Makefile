@@ -16,7 +16,7 @@ LLAMA_PIN := llama-cpp-python==0.3.36
 LLAMA_WHEELS := $(HOME)/.cache/handmade-agent/wheels/$(shell echo "$(LLAMA_PIN) $(LLAMA_CMAKE_ARGS)" | sha256sum | cut -c1-16)
 NBVAL  := --nbval --nbval-current-env --nbval-sanitize-with tests/nbval_sanitize.cfg --nbval-cell-timeout=900
 
-.PHONY: setup demo test unit notebooks lab student-edition clean
+.PHONY: setup setup-client demo test unit notebooks lab student-edition wheelhouse clean
 
 $(STAMP): pyproject.toml
 	$(PYTHON) -m venv $(VENV)
@@ -31,6 +31,24 @@ $(STAMP): pyproject.toml
 	touch $(STAMP)
 
 setup: $(STAMP)
+
+# A student with only a URL (HANDMADE_AGENT_BASE_URL): no compiler, no llama-cpp-python, no model file.
+setup-client:
+	$(PYTHON) -m venv $(VENV)
+	$(BIN)/python -m pip install --quiet --upgrade pip
+	$(BIN)/python -m pip install --quiet torch==2.13.0
+	$(BIN)/python -m pip install --quiet -e ".[client]"
+
+# For a classroom without internet: every wheel (the compiled llama-cpp-python for this platform included)
+# and the model file in wheelhouse/; students install with the two lines in docs/instructor.md.
+wheelhouse: $(STAMP)
+	mkdir -p wheelhouse
+	$(BIN)/python -m pip download --quiet --dest wheelhouse torch==2.13.0 ".[local,rag,widgets,dev]"
+	rm -f wheelhouse/llama_cpp_python-*.tar.gz wheelhouse/handmade_agent-*
+	cp $(LLAMA_WHEELS)/llama_cpp_python-*.whl wheelhouse/
+	$(BIN)/python -m pip wheel --quiet --no-deps --wheel-dir wheelhouse .
+	cp "$$($(BIN)/handmade-agent fetch-model | tail -1)" wheelhouse/
+	ls wheelhouse | wc -l
 
 demo: setup
 	$(BIN)/handmade-agent demo
