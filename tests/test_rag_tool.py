@@ -55,7 +55,25 @@ def test_citations_are_read_back_and_checked(retriever):
     assert citations(answer) == [hits[0].id, hits[0].chunk.passage_id, "made#up:3"]
     assert citations("no brackets [here] or [1]") == []
     checked = check_citations(answer, hits)
-    assert checked == {"valid": [hits[0].id, hits[0].chunk.passage_id], "unknown": ["made#up:3"]}
+    assert checked == {"valid": [hits[0].id, hits[0].chunk.passage_id], "unknown": ["made#up:3"], "unsupported": []}
+    wrong = f"The cable is 12 m long [{hits[0].id}]. The motor draws 240 W."
+    assert check_citations(wrong, hits)["unsupported"] == [f"The cable is 12 m long [{hits[0].id}]."]
+
+
+def test_support_checks_numbers_units_codes_and_names_across_languages():
+    from handmade_agent.rag.support import check_support
+    rows = [("a:1", "Arm > | Item | Value |\n| Arm payload | 350 g |"), ("b:1", "| QF-B52 | Battery 5,200 mAh | €79 |"),
+            ("c:1", "| Dana Whitlock | General manager, North America |")]
+    status = lambda answer: [(s.status, s.missing) for s in check_support(answer, rows)]  # noqa: E731
+    assert status("机械臂负载为 350 克 [a:1]。") == [("supported", [])]  # a Chinese sentence, an English row
+    assert status("The arm lifts 350 kg [a:1].") == [("unsupported", ["350 kg"])]  # right number, wrong unit
+    assert status("QF-B52 has 5200 mAh and costs 79 € [b:1].") == [("supported", [])]
+    assert status("QF-B68 costs €79 [b:1].") == [("unsupported", ["QF-B68"])]
+    assert status("The manager is Dana Smith [c:1].") == [("unsupported", ["Smith"])]
+    assert status("The arm lifts 350 g [c:1].") == [("unsupported", ["350 g"])]  # true, but not in what it cites
+    assert status("It is fine [a:1].") == [("undecided", [])]
+    judged = check_support("It is fine [a:1].", rows, judge=lambda sentence, passage: "Arm" in passage)
+    assert [s.status for s in judged] == ["supported"]  # the judge is asked only where the check is undecided
 
 
 def test_attribute_and_cite_fix_missing_or_invented_citations(retriever):
@@ -116,6 +134,17 @@ def test_retrieval_panel_switches_methods_and_renders_static_html(retriever):
     assert panel.hits == [] and "no hits" in panel.html()
 
 
+def test_retrieval_panel_flags_an_unsupported_sentence(retriever):
+    pytest.importorskip("ipywidgets")
+    from handmade_agent.widgets import RetrievalPanel
+    panel = RetrievalPanel(retriever, "cable length", k=2)
+    cid = panel.hits[0].id
+    panel.check(f"The cable is 10 m long [{cid}].")
+    assert "The cable is 10 m long" in panel.html() and "unsupported" not in panel.html()
+    panel.check(f"The cable is 12 m long [{cid}].")
+    assert "⚠ unsupported: 12 m not in " + cid in panel.html()
+
+
 def test_chunk_viewer_draws_boundaries_and_switches_chunker(docs):
     pytest.importorskip("ipywidgets")
     from handmade_agent.widgets.chunks import OVERLAP, ChunkViewer, chunks_html
@@ -128,6 +157,8 @@ def test_chunk_viewer_draws_boundaries_and_switches_chunker(docs):
     assert viewer.doc.lang == "zh" and "布鲁克林" in viewer.html()
     assert "text/html" in viewer._repr_mimebundle_()
     assert "&lt;" not in chunks_html(docs[1], []) and "office: 0 chunks" in chunks_html(docs[1], [])
+    viewer.doc_box.value, viewer.method_box.value = "en/b2-pump", "structure"
+    assert "b2-pump#faults:2 · 39 · row" in viewer.html() and 'title="| Code | Meaning |"' in viewer.html()
 
 
 def test_an_agent_with_the_search_tool_is_shown_a_worked_search(retriever):

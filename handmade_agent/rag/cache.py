@@ -35,7 +35,8 @@ def default_cache_dir() -> Path:
 
 
 def text_key(model_id: str, text: str) -> str:
-    return hashlib.sha256(f"{model_id}\0{text}".encode("utf-8")).hexdigest()
+    # surrogatepass: a lone surrogate in a text must give a key, not a UnicodeEncodeError
+    return hashlib.sha256(f"{model_id}\0{text}".encode("utf-8", "surrogatepass")).hexdigest()
 
 
 class EmbeddingCache:

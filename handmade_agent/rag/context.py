@@ -4,13 +4,16 @@ Each passage is shown as ``[chunk-id] heading path`` followed by its text; the
 system prompt asks for answers from these passages only, with the id in square
 brackets after each fact. ``citations`` reads the ids back out of an answer and
 ``check_citations`` says which ones were really retrieved, so an invented
-citation is caught rather than trusted. Small models often answer correctly
+citation is caught rather than trusted, and ``support.check_support`` says
+whether each cited passage holds the sentence's numbers, units, codes and names
+(``check_citations(...)["unsupported"]`` lists the sentences that fail). Small models often answer correctly
 and forget the id: ``attribute`` finds by term overlap which retrieved chunks
 hold the answer's words, and ``cite`` returns the answer with valid citations
-(the model's own, else attributed ones).
+(the model's own, else attributed ones that support the answer). The answer is
+asked in the question's language whatever the passages' language.
 
 Deliberately left out: token budgeting across passages (``max_chars`` per
-passage is the simple guard), quoting spans, and answer verification.
+passage is the simple guard), quoting spans, rewriting unsupported sentences.
 
     >>> citations("The tank holds 1.2 L [t4-specs#water:1].")
     ['t4-specs#water:1']
@@ -21,13 +24,14 @@ import re
 from typing import Sequence
 
 from ..llm import Message
+from .support import CITATION, check_support, citations  # noqa: F401  (citations is public from here too)
 from .terms import is_cjk, terms
 
 RAG_SYSTEM = (
     "Answer the question using only the passages below. After the facts you use, write the id of the "
     "passage in square brackets, for example [{example}]. If the passages do not contain the answer, "
-    "say that you do not know. Answer in the language of the question.")
-CITATION = re.compile(r"\[([^\[\]\s]+#[^\[\]\s]*|[^\[\]\s]+[:@]\d+)\]")
+    "say that you do not know. Answer in the language of the question, even when the passages are in "
+    "another language (translate the facts, keep numbers, units and codes exact).")
 
 
 def format_passages(hits: Sequence, max_chars: int = 800) -> str:
@@ -36,7 +40,8 @@ def format_passages(hits: Sequence, max_chars: int = 800) -> str:
     for h in hits:
         c = getattr(h, "chunk", h)
         path = " > ".join(c.heading_path)
-        text = c.text if len(c.text) <= max_chars else c.text[:max_chars].rstrip() + " …"
+        full = getattr(c, "display_text", c.text)  # a table row comes with its header row
+        text = full if len(full) <= max_chars else full[:max_chars].rstrip() + " …"
         blocks.append(f"[{c.id}] {path}".rstrip() + "\n" + text.rstrip())
     return "\n\n".join(blocks)
 
@@ -52,19 +57,16 @@ def rag_messages(question: str, hits: Sequence, *, system: str = RAG_SYSTEM, max
     return [Message("system", sys_text), Message("user", question)]
 
 
-def citations(text: str) -> list[str]:
-    """Cited ids in order of first appearance (``[a#b:1]``, ``[a#b]``, ``[a@2]``)."""
-    return list(dict.fromkeys(m.group(1) for m in CITATION.finditer(text or "")))
-
-
-def check_citations(answer: str, hits: Sequence) -> dict[str, list[str]]:
-    """Split the answer's citations into ``valid`` (a retrieved chunk or its passage) and ``unknown``."""
+def check_citations(answer: str, hits: Sequence, judge=None) -> dict[str, list[str]]:
+    """Split the answer's citations into ``valid`` (a retrieved chunk or its passage) and ``unknown``;
+    ``unsupported``: the sentences whose cited passages lack one of their facts (see ``support``)."""
     known = set()
     for h in hits:
         c = getattr(h, "chunk", h)
         known.update([c.id, *c.passage_ids])
     cited = citations(answer)
-    return {"valid": [c for c in cited if c in known], "unknown": [c for c in cited if c not in known]}
+    return {"valid": [c for c in cited if c in known], "unknown": [c for c in cited if c not in known],
+            "unsupported": [s.sentence for s in check_support(answer, hits, judge) if s.status == "unsupported"]}
 
 
 def attribute(answer: str, hits: Sequence, min_share: float = 0.6) -> list[str]:
@@ -89,7 +91,8 @@ def attribute(answer: str, hits: Sequence, min_share: float = 0.6) -> list[str]:
 def cite(answer: str, hits: Sequence, min_share: float = 0.6) -> tuple[str, list[str]]:
     """The answer with trustworthy citations, and their ids.
 
-    Invented ids are removed; if no valid id remains, the attributed chunks are appended.
+    Invented ids are removed; if no valid id remains, the attributed chunks are appended, those whose
+    numbers, codes and names match the answer first (``support``).
     """
     checked = check_citations(answer, hits)
     text = answer
@@ -98,5 +101,8 @@ def cite(answer: str, hits: Sequence, min_share: float = 0.6) -> tuple[str, list
     text = re.sub(r"[ \t]{2,}", " ", text).strip()
     if checked["valid"]:
         return text, checked["valid"]
-    ids = attribute(text, hits, min_share)[:2]
+    found = attribute(text, hits, min_share)
+    chunks = {getattr(h, "chunk", h).id: getattr(h, "chunk", h) for h in hits}
+    backed = [i for i in found if all(s.status != "unsupported" for s in check_support(text, [chunks[i]]))]
+    ids = (backed + [i for i in found if i not in backed])[:2]
     return (text + " " + " ".join(f"[{i}]" for i in ids)).strip() if ids else text, ids

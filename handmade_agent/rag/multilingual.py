@@ -12,7 +12,8 @@ space, so a Chinese question lands near the English passage that answers it.
 Measured on this course's 2-core machine: about 1 s to load, about 30 chunks/s
 (the 405 chunks of data/kb in about 14 s; every later run reads the cache).
 An empty or emoji-only text gets a unit vector like any other (the package
-handles it; the retriever refuses such queries before they get here).
+handles it; the retriever refuses such queries before they get here); a lone
+surrogate, which crashes the package's tokenizer, is replaced by "?" first.
 
 Deliberately left out: the package's number "denoising" (it would blur "E-17"
 into "E-NN", and codes are what users search for), thread tuning per call.
@@ -80,7 +81,8 @@ class USEEmbedder:
         model, bar = self._load(), self._bar(len(texts))
         out = []
         for i in range(0, len(texts), self.batch_size):
-            batch = [str(t) for t in texts[i: i + self.batch_size]]
+            # a lone surrogate (broken UTF-16 from a file or a paste) crashes the tokenizer's utf-8 encode
+            batch = [str(t).encode("utf-8", "replace").decode("utf-8") for t in texts[i: i + self.batch_size]]
             out.append(np.asarray(model.encode(batch), dtype=np.float32).reshape(len(batch), self.dim))
             if bar is not None:
                 bar.update(len(batch))

@@ -3,7 +3,8 @@
 Chunks alternate between two background colours; text inside two chunks at
 once (the overlap) is orange; text in no chunk (blank lines, stripped
 whitespace) stays plain. A small tag with the chunk id marks where each chunk
-starts. Switch the document, the chunker (structure-aware or fixed-size) and
+starts; a table row's tag says "row" and carries its header row as a tooltip (a
+row is a chunk of its own, searched with its header and section title). Switch the document, the chunker (structure-aware or fixed-size) and
 the size to see how the cuts move.
 
 The panel is an ipywidgets box in a live notebook; its display data also holds
@@ -24,6 +25,7 @@ from typing import Sequence
 
 PALETTE = ("#dbe9f6", "#e3f4dc")
 OVERLAP = "#fdd8a8"
+SCROLL_HEIGHT = "560px"  # about 30 lines of text
 
 
 def chunks_html(doc, chunks: Sequence, max_chars: int | None = None) -> str:
@@ -36,8 +38,10 @@ def chunks_html(doc, chunks: Sequence, max_chars: int | None = None) -> str:
     parts = []
     for a, b in zip(cuts, cuts[1:]):
         for i, c in starts.get(a, []):
-            parts.append(f'<sup style="background:#555;color:#fff;padding:0 3px;border-radius:3px;'
-                         f'font-size:10px">{html.escape(c.id)} · {len(c.text)}</sup>')
+            header = getattr(c, "table_header", "")
+            tip, row = (f' title="{html.escape(header, quote=True)}"', " · row") if header else ("", "")
+            parts.append(f'<sup{tip} style="background:#555;color:#fff;padding:0 3px;border-radius:3px;'
+                         f'font-size:10px">{html.escape(c.id)} · {len(c.text)}{row}</sup>')
         inside = [i for i, c in enumerate(chunks) if c.start <= a and b <= c.end]
         seg = html.escape(text[a:b])
         if not inside:
@@ -46,8 +50,11 @@ def chunks_html(doc, chunks: Sequence, max_chars: int | None = None) -> str:
             color = OVERLAP if len(inside) > 1 else PALETTE[inside[0] % 2]
             parts.append(f'<span style="background:{color}">{seg}</span>')
     title = html.escape(f"{doc.doc_id}: {len(chunks)} chunks")
-    return (f'<div class="handmade-chunks"><b>{title}</b>'
-            f'<div style="white-space:pre-wrap;font-family:monospace;font-size:12px;line-height:1.5">'
+    # line-height set here: inside a live widget text inherits ipywidgets' 28 px control height; a long
+    # document scrolls inside the panel instead of stretching the notebook
+    return (f'<div class="handmade-chunks" style="line-height:1.4"><b>{title}</b>'
+            f'<div style="white-space:pre-wrap;font-family:monospace;font-size:12px;line-height:1.5;'
+            f'max-height:{SCROLL_HEIGHT};overflow-y:auto">'
             f'{"".join(parts)}</div></div>')
 
 

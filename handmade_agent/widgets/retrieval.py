@@ -4,6 +4,8 @@ Each hit shows its chunk id, heading path, a bar per stage (dense cosine,
 BM25, fused, rerank — each scaled to the best value in the list, with the raw
 number beside it) and the text with the query terms it matched highlighted.
 Switching the method shows how the same query ranks under dense, BM25, hybrid…
+``check(answer)`` shows an answer above the hits with each sentence whose cited
+passage lacks one of its facts flagged ⚠ (``rag.support.check_support``).
 
 The panel is an ipywidgets box in a live notebook; its display data also holds
 a static HTML rendering of the current results, so a saved notebook shows them
@@ -21,6 +23,7 @@ import re
 from typing import Sequence
 
 STAGES = ("dense", "bm25", "rrf", "blend", "rerank")
+SCROLL_HEIGHT = "600px"  # about seven hits
 COLORS = {"dense": "#4c78a8", "bm25": "#f58518", "rrf": "#54a24b", "blend": "#54a24b", "rerank": "#b279a2"}
 
 
@@ -56,7 +59,19 @@ def _bar(stage: str, value: float | None, best: float) -> str:
             f'</span><span>{value:.3f}</span></div>')
 
 
-def hits_html(hits: Sequence, query: str = "", method: str = "", max_chars: int = 400, note: str = "") -> str:
+def answer_html(answer: str, hits: Sequence) -> str:
+    """The answer, one line per checked sentence; an unsupported one in red with what its passages lack."""
+    from ..rag.support import check_support
+    lines = []
+    for s in check_support(answer, hits):
+        flag = (f' <b style="color:#b00">⚠ unsupported: {html.escape(", ".join(s.missing))} not in '
+                f'{html.escape(", ".join(s.cited) or "the passages")}</b>') if s.status == "unsupported" else ""
+        lines.append(f'<div style="color:{"#b00" if flag else "inherit"}">{html.escape(s.sentence)}{flag}</div>')
+    return f'<div class="handmade-answer" style="margin-bottom:6px"><b>answer</b>{"".join(lines)}</div>'
+
+
+def hits_html(hits: Sequence, query: str = "", method: str = "", max_chars: int = 400, note: str = "",
+              answer: str = "") -> str:
     """Static HTML for a list of hits: id, heading path, score bars per stage, highlighted text."""
     stages = [s for s in STAGES if any(s in h.scores for h in hits)]
     best = {s: max((h.scores.get(s, 0.0) for h in hits), default=0.0) for s in stages}
@@ -65,7 +80,8 @@ def hits_html(hits: Sequence, query: str = "", method: str = "", max_chars: int 
     rows = []
     for rank, h in enumerate(hits, 1):
         c = h.chunk
-        text = c.text if len(c.text) <= max_chars else c.text[:max_chars] + " …"
+        full = getattr(c, "display_text", c.text)  # a table row shows its header row
+        text = full if len(full) <= max_chars else full[:max_chars] + " …"
         bars = "".join(_bar(s, h.scores.get(s), best[s]) for s in stages)
         rows.append(
             f'<div style="border-top:1px solid #ddd;padding:4px 0">'
@@ -75,7 +91,11 @@ def hits_html(hits: Sequence, query: str = "", method: str = "", max_chars: int 
             f'<div style="font-size:12px;white-space:pre-wrap">{highlight(text, h.matched)}</div></div></div>')
     if not hits:
         rows.append("<div><i>no hits</i></div>")
-    return f'<div class="handmade-retrieval">{head}{"".join(rows)}</div>'
+    checked = answer_html(answer, hits) if answer else ""
+    # line-height: inside a live widget each line would inherit ipywidgets' 28 px control height;
+    # the scroll box keeps k=10 long passages from pushing the rest of the notebook far down
+    return (f'<div class="handmade-retrieval" style="line-height:1.4">{head}{checked}'
+            f'<div style="max-height:{SCROLL_HEIGHT};overflow-y:auto">{"".join(rows)}</div></div>')
 
 
 class RetrievalPanel:
@@ -99,6 +119,7 @@ class RetrievalPanel:
         for box in (self.query_box, self.method_box, self.k_box):
             box.observe(lambda _change: None if self._quiet else self.refresh(), names="value")
         self.hits: list = []
+        self.answer = ""
         self.refresh()
 
     def search(self, query: str, method: str | None = None, k: int | None = None) -> list:
@@ -119,7 +140,12 @@ class RetrievalPanel:
         q, m = self.query_box.value.strip(), self.method_box.value
         self.hits = self.retriever.search(q, k=self.k_box.value, method=m, where=self.where) if q else []
         note = f"dense weight {self.retriever.dense_trust(q):.2f}" if q and m in ("rrf", "blend", "rerank") else ""
-        self.out.value = hits_html(self.hits, q, m, note=note)
+        self.out.value = hits_html(self.hits, q, m, note=note, answer=self.answer)
+
+    def check(self, answer: str) -> None:
+        """Show ``answer`` above the hits, its unsupported sentences flagged."""
+        self.answer = answer or ""
+        self.refresh()
 
     def html(self) -> str:
         return self.out.value

@@ -1,0 +1,120 @@
+"""Does the cited passage support the sentence? A cheap check of numbers, units, codes and names first.
+
+An answer can cite a passage that was retrieved and still say something the
+passage does not: "350 kg [t4-specifications#sensors:2]" when the row says 350 g.
+``check_support`` splits the answer into sentences and, for each sentence with a
+checkable fact, looks for every fact in the passages that sentence cites (if it
+cites none: those the answer cites; if the answer cites none: all of them):
+
+- numbers (``5,200`` = ``5200``) and, where a unit follows, the same unit in any
+  of the two languages (``350 g`` = ``350 克``, ``€14`` = ``14 €``);
+- codes and part numbers (``E-17``, ``QF-F120``);
+- Latin-script names not at the start of a sentence (``Dana Whitlock``).
+
+All found: ``supported``; one missing: ``unsupported`` (with what is missing).
+A sentence with no checkable fact is ``undecided``; only there an optional
+``judge(sentence, passage) -> bool`` (e.g. the model) is asked. Facts are
+language-neutral on purpose, so a Chinese sentence citing an English row checks.
+
+Deliberately left out: paraphrased facts without numbers or names (that is what
+the judge is for), negation ("not 350 g" passes), arithmetic on the facts.
+
+    >>> [s.status for s in check_support("The arm lifts 350 克 [a:1].", [("a:1", "| Arm payload | 350 g |")])]
+    ['supported']
+"""
+from __future__ import annotations
+
+import re
+from dataclasses import dataclass, field
+from typing import Callable, Sequence
+
+from .chunking import split_sentences
+
+UNITS = {"g": "g", "克": "g", "kg": "kg", "千克": "kg", "公斤": "kg", "mm": "mm", "毫米": "mm", "cm": "cm",
+         "厘米": "cm", "m": "m", "米": "m", "l": "L", "升": "L", "ml": "mL", "毫升": "mL", "min": "min",
+         "分钟": "min", "h": "h", "小时": "h", "w": "W", "瓦": "W", "v": "V", "%": "%", "€": "EUR", "元": "CNY",
+         "yuan": "CNY", "db": "dB", "mah": "mAh", "wh": "Wh", "s": "s", "秒": "s", "days": "day", "day": "day",
+         "天": "day", "months": "month", "month": "month", "个月": "month", "years": "year", "year": "year",
+         "年": "year", "lux": "lux", "勒克斯": "lux", "hz": "Hz"}
+_UNIT = "|".join(sorted(map(re.escape, UNITS), key=len, reverse=True))
+QUANTITY = re.compile(rf"(€)\s*(\d+(?:[.,]\d+)*)|(\d+(?:[.,]\d+)*)\s*(?:({_UNIT})(?![A-Za-z]))?", re.I)
+CODE = re.compile(r"\b[A-Z]{1,3}-[A-Z]?\d+\b")
+NAME = re.compile(r"(?<![\w-])[A-Z][a-zà-ÿ]{2,}\b")
+CITED = re.compile(r"\[[^\[\]]*\]")
+CITATION = re.compile(r"\[([^\[\]\s]+#[^\[\]\s]*|[^\[\]\s]+[:@]\d+)\]")  # [a#b:1], [a#b], [a@2]
+COMMON = {"The", "This", "That", "Yes", "Use", "Press", "Tap", "Open", "Each", "Every", "When", "After"}
+
+
+def _number(s: str) -> str:
+    s = re.sub(r"(?<=\d),(?=\d{3}\b)", "", s)  # 5,200 -> 5200 (a thousands separator, not a decimal comma)
+    return s.replace(",", ".")
+
+
+def quantities(text: str) -> set[tuple[str, str]]:
+    """(number, canonical unit or "") pairs in ``text``."""
+    out = set()
+    for m in QUANTITY.finditer(text):
+        if m.group(1):
+            out.add((_number(m.group(2)), "EUR"))
+        elif not CODE.search(text[max(0, m.start() - 4): m.end()]):  # the 17 of E-17 is part of a code
+            out.add((_number(m.group(3)), UNITS.get((m.group(4) or "").lower(), "")))
+    return out
+
+
+def facts(sentence: str) -> dict[str, set]:
+    """The checkable facts of one sentence (citations removed)."""
+    s = CITED.sub(" ", sentence)
+    names = {m.group() for m in NAME.finditer(s) if m.start() > len(s) - len(s.lstrip()) and m.group() not in COMMON}
+    return {"quantities": quantities(s), "codes": set(CODE.findall(s)), "names": names}
+
+
+def citations(text: str) -> list[str]:
+    """Cited ids in order of first appearance (``[a#b:1]``, ``[a#b]``, ``[a@2]``)."""
+    return list(dict.fromkeys(m.group(1) for m in CITATION.finditer(text or "")))
+
+
+@dataclass
+class Support:
+    sentence: str
+    cited: list[str]
+    status: str                      # supported | unsupported | undecided
+    missing: list[str] = field(default_factory=list)
+
+
+def _missing(f: dict[str, set], text: str) -> list[str]:
+    have_q, lower = quantities(text), text.lower()
+    numbers = {n for n, _ in have_q}
+    miss = [f"{n} {u}".strip() for n, u in f["quantities"]
+            if n not in numbers or (u and (n, u) not in have_q and (n, "") not in have_q)]
+    miss += [c for c in f["codes"] if c not in text]
+    miss += [n for n in f["names"] if n.lower() not in lower]
+    return miss
+
+
+def check_support(answer: str, passages: Sequence, judge: Callable[[str, str], bool] | None = None) -> list[Support]:
+    """One ``Support`` per sentence of ``answer`` that cites something or states a fact.
+
+    ``passages``: hits, chunks or ``(id, text)`` pairs; a hit is known by its chunk id and passage ids.
+    """
+    by_id: dict[str, str] = {}
+    for p in passages:
+        if isinstance(p, tuple):
+            by_id[p[0]] = p[1]
+            continue
+        c = getattr(p, "chunk", p)
+        for key in (c.id, *c.passage_ids):
+            by_id[key] = by_id.get(key, "") + "\n" + c.search_text
+    everywhere = [i for i in citations(answer) if i in by_id]
+    out = []
+    for sentence in (s.strip() for s in split_sentences(answer or "")):
+        f, cited = facts(sentence), [i for i in citations(sentence) if i in by_id]
+        if not sentence or not (cited or any(f.values())):
+            continue
+        text = "\n".join(by_id[i] for i in (cited or everywhere or list(by_id)))
+        if not any(f.values()):
+            ok = judge(sentence, text) if (judge is not None and text) else None
+            out.append(Support(sentence, cited, {True: "supported", False: "unsupported"}.get(ok, "undecided")))
+            continue
+        miss = _missing(f, text) if text else ["(no cited passage)"]
+        out.append(Support(sentence, cited, "unsupported" if miss else "supported", miss))
+    return out
