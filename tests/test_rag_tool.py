@@ -175,6 +175,7 @@ def test_an_agent_with_the_search_tool_is_shown_a_worked_search(retriever):
     assert "Action: knowledge_search" in shown and "W-99" in shown and "calculator" not in shown
     # the example's observation ends exactly as a real search observation does
     real = t.fn(query="office hours")
+    assert "Answer in the language of the user's question" in real  # asked in every observation
     example_observation = next(m.content for m in agent.examples() if m.content.startswith("Observation:"))
     assert example_observation.splitlines()[-1] == real.splitlines()[-1]
     # an agent without the tool never sees the search example

@@ -19,6 +19,7 @@ from .multilingual import USEEmbedder
 from .evaluation import EvalReport, evaluate, evaluate_retriever, ndcg_at_k, recall_at_k, reciprocal_rank, table
 from .fusion import blend, rrf
 from .index import VectorIndex, top_k
+from .support import Support, check_support
 from .rerank import CrossEncoderReranker, LLMJudgeReranker, Reranker, YesProbabilityReranker
 from .retriever import METHODS, Hit, Retriever
 from .terms import is_cjk, terms
@@ -32,5 +33,5 @@ __all__ = [
     "VectorIndex", "top_k", "BM25", "terms", "is_cjk", "rrf", "blend",
     "Hit", "Retriever", "METHODS", "Reranker", "CrossEncoderReranker", "LLMJudgeReranker", "YesProbabilityReranker",
     "evaluate", "evaluate_retriever", "table", "EvalReport", "recall_at_k", "reciprocal_rank", "ndcg_at_k",
-    "format_passages", "rag_messages", "citations", "check_citations", "attribute", "cite", "knowledge_search_tool", "knowledge_retriever", "DEFAULT_ALPHA",
+    "format_passages", "rag_messages", "check_support", "Support", "citations", "check_citations", "attribute", "cite", "knowledge_search_tool", "knowledge_retriever", "DEFAULT_ALPHA",
 ]

@@ -1,7 +1,7 @@
 """``knowledge_search``: the retriever as a tool the agent can call.
 
 The tool returns the top passages as text, each headed by its chunk id, and
-tells the model to cite those ids. Every hit it returned is kept in
+tells the model to cite those ids and to answer in the language of the user's question. Every hit it returned is kept in
 ``tool.fn.retrieved``, so ``context.cite`` can check the final answer's citations. A failure (empty query, no match) comes back
 as text saying what to try, never as an exception into the agent loop.
 
@@ -30,6 +30,10 @@ from ..react.examples import KB_HINT
 from .context import format_passages
 
 DEFAULT_ALPHA = 0.7
+# said in every observation, because a small model otherwise answers a Chinese question by quoting an English
+# passage; it goes before the hint, so an observation still ends as the worked example's does
+LANGUAGE_NOTE = ("Answer in the language of the user's question, even if the passages are in another language; "
+                 "keep numbers, units and codes exact.")
 
 DESCRIPTION = ("Search the knowledge base (product manuals and company notes, English and Chinese) and "
                "return the most relevant passages, each with an id in square brackets. Cite those ids in "
@@ -62,7 +66,7 @@ def knowledge_search_tool(retriever, k: int = 4, *, method: str = "hybrid", wher
             return (f"No passage matched {shown}: no passage found. Try other keywords (a fault code, a part name) "
                     "or answer that the knowledge base does not say.")
         # closing with what to do next keeps a small model from searching again and again
-        return format_passages(hits, max_chars) + (f"\n\n{hint}" if hint else "")
+        return format_passages(hits, max_chars) + f"\n\n{LANGUAGE_NOTE}" + (f"\n{hint}" if hint else "")
 
     knowledge_search.retrieved = []  # every hit shown to the model, so an answer's citations can be checked
     params = {"type": "object",

@@ -1,0 +1,97 @@
+"""Knowledge-base answers by the agent: fact-correct, language-correct and citation-supported, separately.
+
+    python benchmarks/kb_tasks.py                 # all tasks of data/kb_tasks.jsonl (slow: the local model)
+    python benchmarks/kb_tasks.py --per-kind 2    # a subsample: the first 2 tasks of each kind
+    python benchmarks/kb_tasks.py --embedder minilm   # the English-only embedder, to compare
+
+Each task (English, Chinese, cross-lingual = the answer is only in the other language's
+documents, table = the answer is one table row) is run by an ``Agent`` with only the
+``knowledge_search`` tool over the product documents (the default retriever:
+``rag.knowledge_retriever``, USE multilingual + BM25). Three checks, by code:
+
+* fact-correct: every fact group has one accepted form in the answer (either language);
+* language-correct: a Chinese question gets an answer that is mostly Chinese, an English one
+  an answer without Chinese;
+* citation-supported: ``cite`` leaves at least one valid id and ``check_support`` flags no sentence.
+
+Kept apart from benchmarks/agent_tasks.py (prompt variants) so each runs on its own.
+"""
+from __future__ import annotations
+
+import argparse
+import json
+import re
+import sys
+import time
+from collections import defaultdict
+from pathlib import Path
+
+ROOT = Path(__file__).resolve().parent.parent
+sys.path.insert(0, str(ROOT))
+
+CJK = re.compile(r"[\u3400-\u9fff]")
+
+
+def fact_correct(answer: str, facts: list[list[str]]) -> bool:
+    text = (answer or "").replace(",", "").lower()
+    return all(any(form.replace(",", "").lower() in text for form in group) for group in facts)
+
+
+def language_correct(answer: str, lang: str) -> bool:
+    text = re.sub(r"\[[^\]]*\]", "", answer or "")  # ids are not language
+    letters = re.findall(r"[^\W\d_]", text)
+    share = sum(bool(CJK.match(ch)) for ch in letters) / max(1, len(letters))
+    return share >= 0.3 if lang == "zh" else share == 0
+
+
+def citation_supported(answer: str, retrieved: list) -> bool:
+    from handmade_agent.rag import check_support, cite
+    text, ids = cite(answer or "", retrieved)
+    checked = check_support(text, retrieved)
+    return bool(ids) and all(s.status != "unsupported" for s in checked)
+
+
+def main() -> None:
+    ap = argparse.ArgumentParser(description=__doc__.splitlines()[0])
+    ap.add_argument("--tasks", default=str(ROOT / "data" / "kb_tasks.jsonl"))
+    ap.add_argument("--per-kind", type=int, default=0, help="run only the first N tasks of each kind (0: all)")
+    ap.add_argument("--embedder", choices=("use", "minilm"), default="use")
+    ap.add_argument("--json", help="also write per-task results to this file")
+    args = ap.parse_args()
+    from handmade_agent.agent import Agent
+    from handmade_agent.local import LocalLLM
+    from handmade_agent.rag import (CachedEmbedder, SentenceTransformerEmbedder, knowledge_retriever,
+                                    knowledge_search_tool, load_documents)
+
+    tasks = [json.loads(line) for line in Path(args.tasks).read_text(encoding="utf-8").splitlines() if line.strip()]
+    if args.per_kind:
+        seen: dict[str, int] = defaultdict(int)
+        tasks = [t for t in tasks if (seen.__setitem__(t["kind"], seen[t["kind"]] + 1) or seen[t["kind"]]) <= args.per_kind]
+    docs = [d for d in load_documents(ROOT / "data" / "kb") if not d.doc_id.startswith(("agent-", "zh-agent-"))]
+    emb = CachedEmbedder(SentenceTransformerEmbedder()) if args.embedder == "minilm" else None
+    tool = knowledge_search_tool(knowledge_retriever(docs, emb), k=3)
+    llm, rows = LocalLLM(), []
+    for t in tasks:
+        tool.fn.retrieved.clear()
+        t0 = time.perf_counter()
+        result = Agent(llm, [tool], max_steps=6).run(t["question"])
+        answer = result.answer or ""
+        row = {"id": t["id"], "kind": t["kind"], "lang": t["lang"], "answer": answer,
+               "fact": fact_correct(answer, t["facts"]), "language": language_correct(answer, t["lang"]),
+               "supported": citation_supported(answer, list(tool.fn.retrieved)),
+               "seconds": round(time.perf_counter() - t0, 1), "stop": result.stop_reason}
+        rows.append(row)
+        flags = " ".join(f"{k}={'ok' if row[k] else 'NO'}" for k in ("fact", "language", "supported"))
+        print(f"{t['id']:<7} {flags}  {row['seconds']:5.0f} s  {t['question']}\n        -> {answer[:160]!r}", flush=True)
+    print(f"\n# KB tasks ({args.embedder} embedder, {len(rows)} tasks)\n")
+    print("| kind | tasks | fact-correct | language-correct | citation-supported |\n|---|---|---|---|---|")
+    for kind in [*dict.fromkeys(r["kind"] for r in rows), "all"]:
+        sel = [r for r in rows if kind in ("all", r["kind"])]
+        print(f"| {kind} | {len(sel)} | " + " | ".join(f"{sum(r[k] for r in sel)}/{len(sel)}"
+                                                      for k in ("fact", "language", "supported")) + " |")
+    if args.json:
+        Path(args.json).write_text(json.dumps(rows, ensure_ascii=False, indent=1), encoding="utf-8")
+
+
+if __name__ == "__main__":
+    main()
