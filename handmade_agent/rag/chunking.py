@@ -30,6 +30,7 @@ import re
 from dataclasses import dataclass, field
 
 from .documents import Document, Section
+from .tables import table_rows
 
 SENTENCE_END = re.compile(r"(?<=[。！？；!?;])|(?<=[.])(?=\s)|\n")
 PARAGRAPH_BREAK = re.compile(r"\n\s*\n")
@@ -91,22 +92,6 @@ def _paragraphs(text: str):
         yield last, m.start()
         last = m.end()
     yield last, len(text)
-
-
-TABLE_SEPARATOR = re.compile(r"^\s*\|?\s*:?-{2,}")
-
-
-def table_rows(para: str) -> tuple[str, list[tuple[int, int]]] | None:
-    """For a markdown table paragraph: its header row and the (start, end) of each body row; else None."""
-    lines = para.strip("\n").split("\n")
-    if len(lines) < 3 or not all(l.lstrip().startswith("|") for l in lines) or not TABLE_SEPARATOR.match(lines[1]):
-        return None
-    offset, spans = para.index(lines[0]), []
-    for n, line in enumerate(lines):
-        if n >= 2 and line.strip():
-            spans.append((offset, offset + len(line.rstrip())))
-        offset += len(line) + 1
-    return lines[0].strip(), spans
 
 
 def _pieces(doc: Document, sec: Section, max_chars: int, rows: list | None = None) -> list[tuple[int, int]]:
