@@ -171,8 +171,9 @@ def test_native_strategy_uses_tool_calls_and_tool_messages():
     assert (result.answer, result.stop_reason) == ("2 + 3 = 5", "final_answer")
     assert llm.calls[0]["tools"][0]["function"]["name"] == "add" and llm.calls[0]["stop"] == []
     msgs = llm.calls[1]["messages"]
-    assert msgs[-2].role == "assistant" and msgs[-2].tool_calls[0].id == "call_7"
-    assert (msgs[-1].role, msgs[-1].tool_call_id, msgs[-1].content) == ("tool", "call_7", "5")
+    assert msgs[-3].role == "assistant" and msgs[-3].tool_calls[0].id == "call_7"
+    assert msgs[-1].role == "user" and "Question: " in msgs[-1].content  # the question restated after results
+    assert (msgs[-2].role, msgs[-2].tool_call_id, msgs[-2].content) == ("tool", "call_7", "5")
     assert result.usage == Usage(30, 9)
 
 
@@ -181,7 +182,7 @@ def test_native_strategy_runs_several_calls_of_one_step():
     llm = ScriptedLLM([Completion("", calls), Completion("2 and 4")])
     result = Agent(llm, make_tools(), strategy="native").run("?")
     assert [u.observation for u in result.steps[0].tool_uses] == ["2", "4"]
-    assert [m.tool_call_id for m in llm.calls[1]["messages"][-2:]] == ["c1", "c2"]
+    assert [m.tool_call_id for m in llm.calls[1]["messages"][-3:-1]] == ["c1", "c2"]
 
 
 def test_native_malformed_call_is_a_format_error():
@@ -195,7 +196,7 @@ def test_native_reads_a_call_written_as_bare_json_text():
     llm = ScriptedLLM([Completion('{"name": "add", "arguments": {"a": 1, "b": 2}}'), Completion("3")])
     result = Agent(llm, make_tools(), strategy="native").run("?")
     assert result.steps[0].tool_uses[0].observation == "3" and result.answer == "3"
-    assert llm.calls[1]["messages"][-1].role == "tool"
+    assert llm.calls[1]["messages"][-2].role == "tool"
 
 
 def test_step_through_with_a_reply_asked_for_and_replaced():
@@ -235,10 +236,10 @@ class ListMemory:
 def test_memory_goes_between_system_prompt_and_question_and_records_the_answer():
     memory = ListMemory([Message("user", "My name is 小明."), Message("assistant", "Nice to meet you, 小明!")])
     llm = ScriptedLLM([DONE])
-    Agent(llm, make_tools(), memory=memory).run("What is my name?")
+    Agent(llm, make_tools(), memory=memory, few_shot=False).run("What is my name?")
     sent = llm.calls[0]["messages"]
-    assert [m.role for m in sent] == ["system", "user", "assistant", "user"]
-    assert sent[2].content == "Final Answer: Nice to meet you, 小明!"  # shown in the protocol's form
+    assert [m.role for m in sent] == ["system", "system", "user", "assistant", "user"]  # teaching, tools, ...
+    assert sent[3].content == "Final Answer: Nice to meet you, 小明!"  # shown in the protocol's form
     assert [(m.role, m.content) for m in memory.items[-2:]] == [("user", "What is my name?"), ("assistant", "5")]
 
 

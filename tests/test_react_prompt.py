@@ -4,9 +4,9 @@ from __future__ import annotations
 import datetime
 
 from handmade_agent.react import FinalAnswer, parse
-from handmade_agent.react.examples import EXAMPLES, usable
+from handmade_agent.react.examples import EXAMPLES, GENERIC, usable
 from handmade_agent.react.prompt import (FORMAT_HELP, build_system_prompt, example_messages, few_shot_messages,
-                                         observation_text)
+                                         observation_text, prompt_messages)
 from handmade_agent.toolbox import calculator, default_registry
 from handmade_agent.tools import tool
 
@@ -16,12 +16,14 @@ def test_system_prompt_lists_every_tool_with_its_argument_shape():
     prompt = build_system_prompt(tools, few_shot=False)
     for name in tools.names():
         assert f"- {name}:" in prompt
-    assert 'Action Input: {"city": string, "date": "today" | "tomorrow"}' in prompt
-    assert "Final Answer:" in prompt and "Examples" not in prompt
+    assert 'Input: {"city": string, "date": "today" | "tomorrow"}' in prompt
+    assert "Final Answer:" in prompt and "train_time" not in prompt
+    assert "Supports + - * /" not in prompt  # only a description's first sentence is sent
 
 
 def test_examples_are_shown_only_for_tools_that_exist():
-    only_calc = few_shot_messages([calculator])
+    assert few_shot_messages([calculator]) == []  # toolbox examples are opt-in, except the kept ones
+    only_calc = few_shot_messages([calculator], everything=True)
     assert only_calc and all("get_weather" not in m.content and "add_days" not in m.content for m in only_calc)
     assert few_shot_messages([]) == []
 
@@ -34,7 +36,7 @@ def test_examples_are_shown_only_for_tools_that_exist():
 
 
 def test_every_example_is_readable_by_the_parser_and_ends_with_a_final_answer():
-    for example in EXAMPLES:
+    for example in EXAMPLES + GENERIC:
         messages = example_messages(example)
         assert messages[0].role == "user" and messages[-1].role == "assistant"
         for m in messages[1:]:
@@ -52,9 +54,20 @@ def test_observation_repeats_earlier_results_once_there_are_several():
 
 def test_inline_examples_use_the_same_text_as_chat_examples():
     prompt = build_system_prompt([calculator])
-    first = example_messages(next(e for e in EXAMPLES if usable(e, [calculator])))
+    first = example_messages(GENERIC[0])
     assert "Question: " + first[0].content in prompt and first[1].content in prompt
     assert FORMAT_HELP.splitlines()[0] in prompt
+
+
+def test_the_agent_prompt_is_teaching_then_generic_examples_then_the_tools():
+    tools = default_registry(today=datetime.date(2024, 5, 20))
+    messages = prompt_messages(tools)
+    assert [m.role for m in messages[:2]] == ["system", "user"] and messages[-1].role == "system"
+    assert messages[1].content == GENERIC[0].question and "- get_weather:" in messages[-1].content
+    assert "get_weather" not in messages[0].content  # the start is the same for any tool set
+    assert prompt_messages([calculator])[:-1] == messages[:-1]
+    refusal = [m.content for m in messages if "Final Answer: I cannot" in m.content]
+    assert refusal and "Action:" not in refusal[0]
 
 
 def render_default_prompt(strategy: str = "react") -> str:
@@ -65,7 +78,7 @@ def render_default_prompt(strategy: str = "react") -> str:
     from handmade_agent.llm import ScriptedLLM
     from handmade_agent.toolbox import default_registry
     agent = Agent(ScriptedLLM([]), default_registry(today=datetime.date(2024, 5, 20)), strategy=strategy)
-    messages = [{"role": "system", "content": agent.prompt()}] + [m.to_dict() for m in agent.examples()]
+    messages = [m.to_dict() for m in agent.prompt_messages()]
     return "".join(f"===== {m['role']} =====\n{m['content']}\n" for m in messages)
 
 

@@ -28,13 +28,13 @@ from typing import Any, Iterable
 
 from ..errors import FormatError, StateError
 from ..llm import Completion, Message, Usage
-from ..react import (STOP, FinalAnswer, build_system_prompt, few_shot_messages, format_help, loads_lenient, parse,
+from ..react import (STOP, FinalAnswer, few_shot_messages, format_help, loads_lenient, parse, prompt_messages,
                      react_grammar)
 from ..tools import Tool, ToolRegistry
 from . import events as ev
 from .config import AgentConfig
 from .model_call import complete
-from .native import NATIVE_SYSTEM_PROMPT, clean_completion, read_native
+from .native import NATIVE_SYSTEM_PROMPT, clean_completion, native_reminder, read_native
 from .steps import RunResult, Step, ToolUse
 
 
@@ -83,14 +83,20 @@ class Agent:
         return self.config.to_dict()
 
     def prompt(self) -> str:
-        """The system prompt this agent sends."""
+        """The (first) system prompt this agent sends."""
+        return self.prompt_messages()[0].content
+
+    def prompt_messages(self) -> list[Message]:
+        """Everything sent before the conversation: system prompt(s) and worked examples."""
         if self.config.system_prompt is not None:
-            return self.config.system_prompt
-        return build_system_prompt(self.tools, few_shot=False) if self._react else NATIVE_SYSTEM_PROMPT
+            return [Message("system", self.config.system_prompt), *self.examples()]
+        if self._react:
+            return prompt_messages(self.tools, self.config.few_shot, self.config.toolbox_examples)
+        return [Message("system", NATIVE_SYSTEM_PROMPT)]
 
     def examples(self) -> list[Message]:
-        """The worked examples sent as chat turns before the question (text ReAct with few_shot only)."""
-        return few_shot_messages(self.tools) if self.config.few_shot and self._react else []
+        """The toolbox examples that fit the tools, as chat turns (text ReAct with few_shot only)."""
+        return few_shot_messages(self.tools, self.config.toolbox_examples) if self.config.few_shot and self._react else []
 
     @property
     def _react(self) -> bool:
@@ -109,7 +115,7 @@ class Agent:
     def start(self, question: str) -> None:
         """Begin a run without taking a step (for step-through debugging)."""
         history = [self._from_memory(m) for m in (self.memory.messages() if self.memory is not None else [])]
-        prefix = [Message("system", self.prompt()), *self.examples(), *history, Message("user", question)]
+        prefix = [*self.prompt_messages(), *history, Message("user", question)]
         self._run = _Run(f"run-{uuid.uuid4().hex[:8]}", question, time.perf_counter(), prefix)
         self._emit(ev.RunStarted(question=question, settings=self.settings()), 0)
 
@@ -166,6 +172,8 @@ class Agent:
         for s in r.steps:
             out += s.to_messages(results if self.config.recap_results else ())
             results += [u.observation for u in s.tool_uses if u.ok and s.kind == "action"]
+        if not self._react and out[-1].role == "tool":
+            out.append(native_reminder(r.question, results if self.config.recap_results else []))
         return out
 
     def ask_model(self) -> Completion | None:

@@ -10,6 +10,8 @@ agent can send it back as feedback.
 A reply whose text is ``None`` or whose call has no name is normalised first
 (``clean_completion``): an unnamed call becomes an unknown-tool observation, not a crash.
 
+``native_reminder`` restates the question (and the results so far) after the latest tool result.
+
 Deliberately left out: running the calls (the agent does that, with the same
 repeat detection and events as text ReAct).
 
@@ -23,11 +25,25 @@ import json
 from dataclasses import dataclass, field, replace
 
 from ..errors import FormatError
-from ..llm import Completion, ToolCall
+from ..llm import Completion, Message, ToolCall
 from ..react import Action, FinalAnswer, parse
 
 NATIVE_SYSTEM_PROMPT = ("You are a helpful assistant. Call a tool whenever it can compute or look up what is asked; "
-                        "when a call needs an earlier call's result, wait for it. Then answer briefly.")
+                        "when a call needs an earlier call's result, wait for it. If no tool fits, answer yourself "
+                        "or say what you cannot do. Your answer uses the results: compare when asked to compare, "
+                        "convert when asked to convert, with the numbers.")
+
+
+def native_reminder(question: str, results: list[str]) -> Message:
+    """A user turn after the latest tool results: the results so far and the question, restated.
+
+    Qwen's template shows tool results as ``<tool_response>`` in a user turn; measured on the 0.5B
+    model, after one it repeated the same call or wrote the call and its result as text, never
+    the answer. Restating the question and the results, as text ReAct's observation does, lets it go on.
+    """
+    recap = "" if len(results) < 2 else "Results so far:\n" + "\n".join(f"{i}. {r}" for i, r in enumerate(results, 1)) + "\n"
+    return Message("user", f"{recap}Question: {question}\nIf the results answer it, reply with the answer in "
+                           "plain text, using them; otherwise call the next tool.")
 
 
 @dataclass

@@ -13,7 +13,8 @@ from .arguments import loads_lenient
 from .labels import split_blocks
 from .grammar import react_grammar
 from .parser import Action, FinalAnswer, parse
-from .prompt import FORMAT_HELP, STOP, build_system_prompt, describe_tools, few_shot_messages, format_help
+from .prompt import (FORMAT_HELP, STOP, build_system_prompt, describe_tools, few_shot_messages, format_help,
+                     prompt_messages)
 
 __all__ = ["parse", "Action", "FinalAnswer", "STOP", "FORMAT_HELP", "format_help", "build_system_prompt", "few_shot_messages",
-           "describe_tools", "split_blocks", "loads_lenient", "react_grammar"]
+           "describe_tools", "split_blocks", "loads_lenient", "react_grammar", "prompt_messages"]

@@ -17,6 +17,11 @@ so it cannot leak facts into answers; it is sent only to an agent that has that
 tool. Without it the small model answers product questions from imagination,
 and after a page of passages it echoes them instead of answering.
 
+``GENERIC`` holds the tool-agnostic examples written into every system prompt (their one tool,
+``train_time``, is described with them): a two-step comparison whose answer compares, and a
+question no tool answers. Of the toolbox examples only those marked ``kept`` (the
+``knowledge_search`` one) are sent by default; the rest with ``AgentConfig(toolbox_examples=True)``.
+
 Deliberately left out: examples that solve the course's own notebook tasks.
 
     >>> [e.question for e in EXAMPLES][:1]
@@ -42,6 +47,7 @@ class Example:
     calls: list[Call] = field(default_factory=list)
     thought: str = "All steps done."
     answer: str = ""
+    kept: bool = False  # sent by default (measured to help); the others only with toolbox_examples=True
 
 
 # the closing line of every knowledge_search observation (rag/tool.py appends it)
@@ -86,7 +92,26 @@ EXAMPLES: list[Example] = [
                   "[b2-manual:1] Brookline B2 manual\nThe B2 shows warnings as a letter W and a number.\n\n"
                   + KB_HINT)],
             "All 1 steps done. The passage [b2-manual#warnings:1] gives the meaning of W-99.",
-            "W-99 means the sieve is clogged: rinse the sieve under the tap [b2-manual#warnings:1]."),
+            "W-99 means the sieve is clogged: rinse the sieve under the tap [b2-manual#warnings:1].", kept=True),
+]
+
+# The tool-agnostic examples: their tools are described inside them, so they teach the format for any
+# registry (the system prompt says they are illustrations). One compares two results in its answer,
+# one answers without a tool because none fits.
+GENERIC_TOOLS = "train_time(origin: string, destination: string)"
+GENERIC: list[Example] = [
+    Example("How long is the train from Lyon to Paris?",
+            [Call("Plan: 1. train_time Lyon-Paris.", "train_time", {"origin": "Lyon", "destination": "Paris"},
+                  "Lyon-Paris: 1 h 56 min")],
+            "All 1 steps done.", "The train from Lyon to Paris takes 1 h 56 min."),
+    Example("Which is quicker from Lyon, the train to Nice or the train to Turin?",
+            [Call("Plan: 1. train_time Lyon-Nice 2. train_time Lyon-Turin. Step 1.", "train_time",
+                  {"origin": "Lyon", "destination": "Nice"}, "Lyon-Nice: 4 h 30 min"),
+             Call("Step 2.", "train_time", {"origin": "Lyon", "destination": "Turin"}, "Lyon-Turin: 3 h 50 min")],
+            "All 2 steps done; 3 h 50 min is less than 4 h 30 min.",
+            "The train to Turin is quicker: 3 h 50 min, against 4 h 30 min to Nice."),
+    Example("Book me a seat on the next train to Nice.", [],
+            "No tool can book seats.", "I cannot book seats: my tools only look up travel times."),
 ]
 
 

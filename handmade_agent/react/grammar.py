@@ -25,7 +25,10 @@ from typing import Any, Iterable
 
 from ..grammar import argument_rules, literal, tool_parameters
 
-HEAD = ['root ::= "Thought: " line "\\n" ( action | final )',
+# a thought is one line of at most 200 characters: unbounded, the 0.5B model sometimes lists plan steps
+# until max_tokens runs out and never reaches the Action
+HEAD = ['root ::= "Thought: " thought "\\n" ( action | final )',
+        'thought ::= [^\\n]{1,200}',
         'line ::= [^\\n]+',
         'final ::= "Final Answer: " line ( "\\n" line )*']
 
@@ -40,7 +43,7 @@ def react_grammar(tools: Iterable[Any]) -> str:
 def _react_grammar(key: str) -> str:
     named = json.loads(key)
     if not named:
-        return 'root ::= "Thought: " line "\\n" final\n' + "\n".join(HEAD[1:]) + "\n"
+        return 'root ::= "Thought: " thought "\\n" final\n' + "\n".join(HEAD[1:]) + "\n"
     choices = " | ".join(f"call{i}" for i in range(len(named)))
     lines = HEAD + [f'action ::= "Action: " ( {choices} )']
     lines += [f"call{i} ::= {literal(name + chr(10) + 'Action Input: ')} args{i}" for i, (name, _) in enumerate(named)]

@@ -1,17 +1,20 @@
 """The ReAct prompt: tools, the exact reply format, worked examples, and how results are shown.
 
-``build_system_prompt(registry)`` lists each tool with the JSON its input
-takes and states the format (``Thought`` / ``Action`` / ``Action Input``, or
-``Thought`` / ``Final Answer``); with ``few_shot=True`` the examples of
-``react_examples`` follow as text. The agent instead sends the examples as
-chat turns (``few_shot_messages``), the same shape as its real history.
+``prompt_messages(registry)`` is what the agent sends: a system message with the
+format (``Thought`` / ``Action`` / ``Action Input``, or ``Thought`` / ``Final Answer``)
+and the rules; tool-agnostic worked examples as chat turns (their one tool is described
+in the system message, so they fit any registry); then the tools in a second system
+message, each with the first sentence of its description and the JSON its input takes.
+The fixed start is shared by every tool set. ``build_system_prompt`` is the same as one
+text, examples inline; ``few_shot_messages`` gives the toolbox's own examples as chat turns.
 ``observation_text`` writes what the model sees after a tool ran: once there
 are two or more results it repeats all of them, numbered, because a small
 model copies from the latest message far more reliably than from older ones.
 ``STOP`` ends generation before the model can write an ``Observation:`` itself.
 
 Deliberately left out: per-model prompt variants; one prompt, tuned on the
-course's 0.5B model, is what every backend gets.
+course's 0.5B model, is what every backend gets. Whole tool descriptions: only
+their first sentence is shown.
 
     >>> observation_text(["sunny", "rain"])
     'Observation: results so far:\\n1. sunny\\n2. rain'
@@ -22,7 +25,7 @@ import json
 from typing import Any, Iterable, Sequence
 
 from ..llm import Message
-from .examples import EXAMPLES, Example, usable
+from .examples import EXAMPLES, GENERIC, GENERIC_TOOLS, Example, usable
 from ..tools import type_text
 
 STOP = ["Observation:"]
@@ -43,9 +46,11 @@ def format_help(tool_names: Sequence[str] = ()) -> str:
 
 FORMAT_HELP = format_help()
 
-RULES = ("After Action Input, stop: the tool's result comes back as 'Observation: ...'. Never write the "
-         "Observation yourself. Use the tools for every calculation and fact. In your first Thought write a "
-         "numbered plan of the tool calls you need; then do one step at a time and never repeat a call.")
+RULES = ("Rules: after Action Input, stop: the result comes back as 'Observation: ...'; never write it "
+         "yourself. Use a tool for every calculation and fact, one call at a time, never the same call twice. "
+         "In your first Thought write a numbered plan of the calls. If no tool fits, give the Final Answer at "
+         "once (answer it yourself, or say what you cannot do). The Final Answer answers the whole question "
+         "from the results: compare when asked to compare, convert when asked to convert, with the numbers.")
 
 
 def observation_text(results: Sequence[str]) -> str:
@@ -75,10 +80,10 @@ def example_messages(example: Example) -> list[Message]:
     return messages + [Message("assistant", final_text(example.thought, example.answer))]
 
 
-def few_shot_messages(registry: Any) -> list[Message]:
-    """The usable examples for these tools, as chat turns to place before the real question."""
+def few_shot_messages(registry: Any, everything: bool = False) -> list[Message]:
+    """The toolbox examples for these tools as chat turns: the ``kept`` ones, or all usable ones if ``everything``."""
     tools = list(registry or [])
-    return [m for e in EXAMPLES if usable(e, tools) for m in example_messages(e)]
+    return [m for e in EXAMPLES if (everything or e.kept) and usable(e, tools) for m in example_messages(e)]
 
 
 def _arguments_shape(parameters: dict) -> str:
@@ -87,22 +92,50 @@ def _arguments_shape(parameters: dict) -> str:
     return "{" + ", ".join(f"{json.dumps(k, ensure_ascii=False)}: {type_text(v)}" for k, v in props.items()) + "}"
 
 
+def _first_sentence(text: str) -> str:
+    """A description's first sentence: the rest (lists of options, examples) costs tokens on every call."""
+    text = " ".join((text or "").split())
+    cut = text.find(". ")
+    return text[:cut + 1] if cut > 0 else text
+
+
 def describe_tools(tools: Iterable[Any]) -> str:
-    """One line per tool: name, description, and the JSON its Action Input takes."""
-    lines = [f"- {t.name}: {' '.join((t.description or '').split())} Action Input: {_arguments_shape(t.parameters)}"
-             for t in tools]
-    return "\n".join(lines) or "(no tools: answer directly with Final Answer)"
+    """One line per tool: name, the first sentence of its description, and the JSON its Action Input takes."""
+    lines = [f"- {t.name}: {_first_sentence(t.description)} Input: {_arguments_shape(t.parameters)}" for t in tools]
+    return "\n".join(lines) or "(none: answer with Final Answer)"
+
+
+def example_text(example: Example) -> str:
+    """One worked example as plain text, the way a run reads."""
+    return "\n".join(("Question: " if m.role == "user" and i == 0 else "") + m.content
+                     for i, m in enumerate(example_messages(example)))
+
+
+TEACHING = "You answer questions step by step using tools."
+EXAMPLES_NOTE = f"The examples below use a tool you do not have: {GENERIC_TOOLS}."
+
+
+def tools_text(tools: Iterable[Any]) -> str:
+    return "Your tools (use only these):\n" + describe_tools(tools)
 
 
 def build_system_prompt(registry: Any, few_shot: bool = True) -> str:
-    """The system prompt for a text-ReAct agent using the tools in ``registry`` (a ToolRegistry or list)."""
+    """The whole ReAct prompt for ``registry`` (a ToolRegistry or list) as one system text (examples inline)."""
     tools = list(registry or [])
-    parts = ["You answer questions step by step using tools.", "Tools:\n" + describe_tools(tools),
-             format_help([t.name for t in tools] or ["none"]), RULES]
+    parts = [TEACHING, format_help(), RULES]
     if few_shot:
-        shots = ["\n".join(("Question: " if m.role == "user" and i == 0 else "") + m.content
-                           for i, m in enumerate(example_messages(e)))
-                 for e in EXAMPLES if usable(e, tools)]
-        if shots:
-            parts.append("Examples:\n\n" + "\n\n".join(shots))
-    return "\n\n".join(parts)
+        parts.append(EXAMPLES_NOTE + "\n\n" + "\n\n".join(example_text(e) for e in GENERIC))
+    return "\n\n".join(parts + [tools_text(tools)])
+
+
+def prompt_messages(registry: Any, few_shot: bool = True, toolbox_examples: bool = False) -> list[Message]:
+    """What a ReAct agent sends before the conversation: teaching, worked examples as chat turns, tools last.
+
+    The fixed teaching and the tool-agnostic examples come first, the same for every tool set, so they
+    are computed once (prefix cache); the tools follow in a second system message, next to the question.
+    """
+    tools = list(registry or [])
+    teaching = "\n\n".join([TEACHING, format_help(), RULES] + ([EXAMPLES_NOTE] if few_shot else []))
+    shots = [m for e in GENERIC for m in example_messages(e)] if few_shot else []
+    shots += few_shot_messages(tools, toolbox_examples) if few_shot else []
+    return [Message("system", teaching), *shots, Message("system", tools_text(tools))]
