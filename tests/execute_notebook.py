@@ -6,9 +6,9 @@
 A committed notebook records one clean run (execution counts 1..n) and is stored in the exact form
 JupyterLab writes, so opening it changes nothing: nbformat 4.5 with a stable id per cell, the
 kernel's own kernelspec and language_info, consecutive stream outputs merged (as the front end
-does). It keeps the widget state of its run (so a trusted, unrun notebook shows every panel) and
-the fingerprint of what produced its outputs (``notebook_fingerprint.py``). Personal metadata is
-dropped. A cell that raises stops the run and nothing is saved.
+does), a newline at the end of the file. It keeps the widget state of its run (so a trusted, unrun
+notebook shows every panel) and the fingerprint of what produced its outputs
+(``notebook_fingerprint.py``). Personal metadata is dropped. A cell that raises stops the run and nothing is saved.
 """
 from __future__ import annotations
 
@@ -35,10 +35,25 @@ def merge_streams(outputs: list) -> list:
     return merged
 
 
+def kernel_metadata(name: str = "python3") -> dict:
+    """``kernelspec`` and ``language_info`` as JupyterLab rewrites them once kernel ``name`` has connected.
+
+    JupyterLab takes the display name from the installed kernelspec (``Python 3 (ipykernel)``, not an
+    older notebook's ``Python 3``) and language_info from the kernel's reply, version included; ipykernel
+    answers with ``IPythonKernel.language_info`` of the interpreter it runs on (this one).
+    """
+    from ipykernel.ipkernel import IPythonKernel
+    from jupyter_client.kernelspec import KernelSpecManager
+    spec = KernelSpecManager().get_kernel_spec(name)
+    return {"kernelspec": {"display_name": spec.display_name, "language": spec.language, "name": name},
+            "language_info": dict(IPythonKernel.language_info)}
+
+
 def normalize(nb, fingerprint: dict | None = None) -> None:
     """Put ``nb`` (an nbformat node) in the committed normal form, in place."""
     old = nb.metadata.get("handmade_agent")
     nb.metadata = {k: v for k, v in nb.metadata.items() if k in KEEP_NB_METADATA}
+    nb.metadata.update(kernel_metadata(nb.metadata.get("kernelspec", {}).get("name", "python3")))
     if fingerprint or old:
         nb.metadata["handmade_agent"] = {"fingerprint": fingerprint or old["fingerprint"]}
     widgets = nb.metadata.get("widgets", {}).get(WIDGET_STATE)
@@ -58,10 +73,16 @@ def normalize(nb, fingerprint: dict | None = None) -> None:
     nb.nbformat, nb.nbformat_minor = 4, 5
 
 
+def dumps(nb) -> str:
+    """The file's text as jupyter_server saves it for JupyterLab: ``nbformat.write`` ends it with a newline."""
+    import nbformat
+    return nbformat.writes(nb) + "\n"
+
+
 def write(nb, path: Path) -> None:
     import nbformat
     nbformat.validate(nb)
-    path.write_text(nbformat.writes(nb), encoding="utf-8")  # what jupyter_server writes for the front end
+    path.write_text(dumps(nb), encoding="utf-8")
 
 
 def execute(path: Path) -> None:

@@ -108,11 +108,11 @@ def test_outputs_are_fresh(path):
 def test_saved_in_the_form_jupyterlab_writes(path):
     """Opening the notebook in JupyterLab must not change it (ids, merged streams, nbformat 4.5)."""
     import nbformat
-    from execute_notebook import normalize
+    from execute_notebook import dumps, normalize
     text = path.read_text(encoding="utf-8")
     nb = nbformat.reads(text, as_version=4)
     normalize(nb)
-    assert nbformat.writes(nb) == text, f"{path.name} is not in normal form; run tests/execute_notebook.py --normalize"
+    assert dumps(nb) == text, f"{path.name} is not in normal form; run tests/execute_notebook.py --normalize"
     assert (nb.nbformat, nb.nbformat_minor) == (4, 5) and all(c.get("id") for c in nb.cells)
 
 

@@ -28,7 +28,7 @@ from ..agent.steps import Step
 from ..llm import Completion
 from .debugger_view import explain_reply, history_html
 from .trace import TracePanel
-from .trace_view import ERROR_STYLE, PRE_STYLE, ROW_STYLE, esc
+from .trace_view import ERROR_STYLE, PRE_STYLE, ROW_STYLE, esc, live
 
 
 class StepDebugger:
@@ -126,8 +126,11 @@ class StepDebugger:
         return explain_reply(text, self.agent, streak)
 
     def _show_preview(self) -> None:
-        self.preview.value = (f"<div style='{ROW_STYLE}'><b>What the parser and the loop will do</b>"
-                              f"<pre style='{PRE_STYLE}'>{html.escape(self.preview_of(self.reply.value))}</pre></div>")
+        # once the run is over ② is disabled: the preview must not say what ② would do
+        said = ("The run is over: ↺ Start begins a new one." if self.agent.finished
+                else self.preview_of(self.reply.value))
+        self.preview.value = live(f"<div style='{ROW_STYLE}'><b>What the parser and the loop will do</b>"
+                                  f"<pre style='{PRE_STYLE}'>{html.escape(said)}</pre></div>")
 
     def _observe(self, event: Any) -> None:
         if isinstance(event, RunStarted):
@@ -142,15 +145,15 @@ class StepDebugger:
         result = self.agent.last_result if self.agent.finished else None
         if result is not None:
             style = ROW_STYLE if result.stop_reason == "final_answer" else ERROR_STYLE
-            self.status.value = (f"<div style='{style}'>Run finished: <b>{result.stop_reason}</b> after "
+            self.status.value = live(f"<div style='{style}'>Run finished: <b>{result.stop_reason}</b> after "
                                  f"{len(result.steps)} steps. Answer: {esc(result.answer, 2000)}</div>")
         else:
             next_step = len(self.history) + 1
-            self.status.value = (f"<div style='{ROW_STYLE}'>Next: step {next_step} of at most "
+            self.status.value = live(f"<div style='{ROW_STYLE}'>Next: step {next_step} of at most "
                                  f"{self.agent.max_steps}.</div>")
         for b in (self.ask_button, self.apply_button, self.end_button):
             b.disabled = result is not None
-        self.steps_view.value = self._history_html()
+        self.steps_view.value = live(self._history_html())
         if self._handle is not None:
             self._handle.update(self._repr_mimebundle_(), raw=True)
 

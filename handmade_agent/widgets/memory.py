@@ -23,6 +23,9 @@ from typing import Any
 from ..memory import message_tokens, window
 
 KEEP: Any = object()  # "use the memory's own limit"
+SCROLL_HEIGHT = "420px"  # about 15 rows; longer memories scroll inside the panel
+TD = "<td style='padding:2px 6px'>"
+TH = "<th style='position:sticky;top:0;background:#fff'>"  # the header stays in view while the rows scroll
 COLORS = {"pinned": "#e8f0fe", "summary": "#fff4e5", "window": "#e6f4ea", "evicted": "#fce8e6",
           "summarized": "#eeeeee"}
 
@@ -69,14 +72,17 @@ def memory_html(totals: dict, rows: list[dict], title: str = "Memory", limit: in
     def cell(r: dict) -> str:
         text = r["text"] if len(r["text"]) <= limit else r["text"][:limit] + "…"
         strike = "text-decoration:line-through;" if r["status"] == "evicted" else ""
-        return (f"<tr style='background:{COLORS[r['status']]}'><td>{r['turn'] or ''}</td><td>{r['role']}</td>"
-                f"<td style='{strike}white-space:pre-wrap;text-align:left'>{html.escape(text)}</td>"
-                f"<td>{r['tokens']}</td><td>{r['status']}</td></tr>")
+        return (f"<tr style='background:{COLORS[r['status']]}'>{TD}{r['turn'] or ''}</td>{TD}{r['role']}</td>"
+                f"<td style='{strike}white-space:pre-wrap;text-align:left;padding:2px 6px'>{html.escape(text)}</td>"
+                f"{TD}{r['tokens']}</td>{TD}{r['status']}</td></tr>")
     legend = " ".join(f"<span style='background:{c};padding:0 6px'>{s}</span>" for s, c in COLORS.items())
-    return (f"<div><h4 style='margin:4px 0'>{html.escape(title)}</h4><div>{html.escape(totals_line(totals))}</div>"
-            f"<div style='margin:4px 0'>{legend}</div><table style='border-collapse:collapse;font-size:90%'>"
-            "<tr><th>turn</th><th>role</th><th>text</th><th>tokens</th><th>status</th></tr>"
-            + "".join(cell(r) for r in rows) + "</table></div>")
+    # line-height: inside a live widget the text would inherit ipywidgets' 28 px control height per line;
+    # the scroll box keeps a long conversation from making the notebook thousands of pixels tall
+    return (f"<div style='line-height:1.4'><h4 style='margin:4px 0'>{html.escape(title)}</h4>"
+            f"<div>{html.escape(totals_line(totals))}</div><div style='margin:4px 0'>{legend}</div>"
+            f"<div style='max-height:{SCROLL_HEIGHT};overflow:auto'><table style='border-collapse:collapse;font-size:90%'>"
+            + "<tr>" + "".join(f"{TH}{h}</th>" for h in ("turn", "role", "text", "tokens", "status")) + "</tr>"
+            + "".join(cell(r) for r in rows) + "</table></div></div>")
 
 
 class MemoryPanel:
@@ -90,7 +96,7 @@ class MemoryPanel:
         self.table = w.HTML()
         for s in (self.turns_slider, self.tokens_slider):
             s.observe(lambda _change: self._draw(), names="value")
-        reset = w.Button(description="memory's own limits")
+        reset = w.Button(description="memory's own limits", layout=w.Layout(width="auto"))  # not cut to 148 px
         reset.on_click(lambda _b: self.refresh())
         self.widget = w.VBox([w.HBox([self.turns_slider, self.tokens_slider, reset]), self.table])
         self._handle: Any = None

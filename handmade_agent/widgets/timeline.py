@@ -41,6 +41,12 @@ def timeline_bars(step: Step, t0: float) -> dict:
 
 def timeline_png(trace: Trace, width: float = 7.0) -> bytes:
     """A Gantt chart, one row per step: model calls (blue) and tool calls (orange) on the run's clock."""
+    from .fonts import cjk_figures
+    with cjk_figures():  # labels in Chinese (a translated edition) draw with a CJK font, never as boxes
+        return _draw(trace, width)
+
+
+def _draw(trace: Trace, width: float) -> bytes:
     from matplotlib.backends.backend_agg import FigureCanvasAgg  # heavy: only when a chart is drawn
     from matplotlib.figure import Figure
 

@@ -23,7 +23,7 @@ from typing import Any
 from ..agent.events import Event, RunFinished, RunStarted
 from ..agent.steps import Step
 from ..observers import Trace, TraceSummary, step_errors
-from .trace_view import running_html, running_title, step_entry, timeline_png, totals_html, trace_html
+from .trace_view import live, running_html, running_title, step_entry, timeline_png, totals_html, trace_html
 
 
 class TracePanel:
@@ -52,7 +52,7 @@ class TracePanel:
             self._refresh_header()
         else:
             self._refresh_entries()
-        self.totals.value = totals_html(self.trace)
+        self.totals.value = live(totals_html(self.trace))
         if isinstance(event, RunFinished):
             self._refresh_all()
             if self._handle is not None:
@@ -89,7 +89,7 @@ class TracePanel:
     def _refresh_header(self) -> None:
         import html
         q = html.escape(self.trace.question) if self.trace.events else "<i>waiting for a run…</i>"
-        self.header.value = f"<h4 style='margin:4px 0'>{html.escape(self.title)}</h4><div><b>Question</b>: {q}</div>"
+        self.header.value = live(f"<h4 style='margin:4px 0'>{html.escape(self.title)}</h4><div><b>Question</b>: {q}</div>")
 
     def _refresh_entries(self) -> None:
         """One entry per finished step, plus the step in progress; only what changed is sent to the browser."""
@@ -102,6 +102,7 @@ class TracePanel:
         if len(children) != len(self.accordion.children):
             self.accordion.children = children
         for i, (title, body) in enumerate(entries):
+            body = live(body)
             if children[i].value != body:
                 children[i].value = body
             if self.accordion.get_title(i) != title:
@@ -120,7 +121,7 @@ class TracePanel:
     def _refresh_all(self) -> None:
         self._refresh_header()
         self._refresh_entries()
-        self.totals.value = totals_html(self.trace) if self.trace.events else ""
+        self.totals.value = live(totals_html(self.trace)) if self.trace.events else ""
         self._refresh_chart()
 
     # -- display ------------------------------------------------------------------

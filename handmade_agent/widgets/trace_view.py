@@ -30,6 +30,11 @@ ROW_STYLE = "margin:3px 0"
 PRE_STYLE = "white-space:pre-wrap;margin:2px 0 2px 12px;font-size:90%;background:#f6f8fa;padding:4px"
 
 
+def live(body: str) -> str:
+    """``body`` for an ipywidgets HTML widget: at a text line height, not the 28 px of a widget control."""
+    return f"<div style='line-height:1.4'>{body}</div>"
+
+
 def esc(value: Any, limit: int) -> str:
     """HTML-escaped text of ``value`` (JSON for non-strings), cut to ``limit`` characters with a note."""
     text = value if isinstance(value, str) else json.dumps(value, ensure_ascii=False, default=str)
