@@ -57,7 +57,7 @@ test: setup
 	$(BIN)/python -m pytest -p no:cacheprovider tests notebooks $(NBVAL)
 
 unit: setup
-	$(BIN)/python -m pytest -p no:cacheprovider -m "not model" tests
+	$(BIN)/python -m pytest -p no:cacheprovider -m "not model and not browser" tests
 
 notebooks: setup
 	$(BIN)/python -m pytest -p no:cacheprovider notebooks $(NBVAL)
