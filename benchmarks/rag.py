@@ -35,7 +35,7 @@ from handmade_agent.rag.embedding import SentenceTransformerEmbedder  # noqa: E4
 from handmade_agent.rag.evaluation import evaluate_retriever, table  # noqa: E402
 from handmade_agent.rag.multilingual import USEEmbedder  # noqa: E402
 from handmade_agent.rag.retriever import Retriever  # noqa: E402
-from handmade_agent.rag.tool import DEFAULT_ALPHA  # noqa: E402
+from handmade_agent.rag.tool import DEFAULT_ALPHA, DEFAULT_CODE_WEIGHT  # noqa: E402
 from rag_latency import latency_table  # noqa: E402
 
 LANGS, KINDS = ("en", "zh"), ("lexical", "paraphrase", "cross-lingual", "table")
@@ -58,11 +58,11 @@ def quality(args, docs, items) -> tuple[dict, dict]:
             if not (method == "bm25" and name == "USE"):  # BM25 does not depend on the embedder
                 reports[f"{name if method != 'bm25' else 'any'}: {label}"] = evaluate_retriever(r, items, method)
         if name == "USE":
-            r.alpha = DEFAULT_ALPHA
+            r.alpha, r.code_weight = DEFAULT_ALPHA, DEFAULT_CODE_WEIGHT  # as knowledge_retriever builds it
             reports[DEFAULT] = evaluate_retriever(r, items, "blend")
-            plain = Retriever(chunk_documents(docs, tables=False), emb, alpha=DEFAULT_ALPHA)
+            plain = Retriever(chunk_documents(docs, tables=False), emb, alpha=DEFAULT_ALPHA, code_weight=DEFAULT_CODE_WEIGHT)
             reports["USE: hybrid, tables as prose"] = evaluate_retriever(plain, items, "blend")
-            fixed = Retriever(chunk_documents(docs, "fixed"), emb, alpha=DEFAULT_ALPHA)
+            fixed = Retriever(chunk_documents(docs, "fixed"), emb, alpha=DEFAULT_ALPHA, code_weight=DEFAULT_CODE_WEIGHT)
             reports["USE: hybrid, fixed-size chunks"] = evaluate_retriever(fixed, items, "blend")
             if args.rerank_per_lang > 0:
                 reports.update(rerank(args, r, items, builds))

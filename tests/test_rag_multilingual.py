@@ -47,14 +47,15 @@ def test_a_missing_package_is_a_clear_error(monkeypatch):
     assert isinstance(err.value, HandmadeAgentError)
 
 
-def test_progress_bar_only_on_long_runs(capsys):
+def test_progress_bar_only_on_long_runs():
     pytest.importorskip("tqdm")
     e = USEEmbedder(progress_after=3, batch_size=2)
-    e.embed(["a", "b"])
-    assert "embedding (USE)" not in capsys.readouterr().err
-    e.embed(["a", "b", "c", "d"])
-    assert "embedding (USE)" in capsys.readouterr().err
-    assert USEEmbedder(progress=False)._bar(10_000) is None
+    assert e._bar(2) is None  # a short call: no bar
+    bar = e._bar(4)
+    assert bar is not None and bar.total == 4
+    bar.close()
+    assert USEEmbedder(progress=False)._bar(10_000) is None and USEEmbedder(progress=True)._bar(1) is not None
+    assert e.embed(["a", "b", "c", "d"]).shape == (4, 512)  # and embedding through the bar works
 
 
 def test_default_knowledge_retriever_is_multilingual_and_refuses_emoji_queries(tmp_path):
@@ -67,3 +68,12 @@ def test_default_knowledge_retriever_is_multilingual_and_refuses_emoji_queries(t
     assert r.search("🌱🌱", k=3) == [] and r.search("", k=3) == []
     assert isinstance(Retriever([Chunk("a:1", "a", "")], r.embedder).search("pump", k=1), list)
     assert r.search("\ud800 arm payload", k=1)[0].id == "spec#arm:1"  # a lone surrogate in a query
+
+
+def test_a_code_in_the_query_lowers_the_dense_weight_of_the_default_retriever(tmp_path):
+    from handmade_agent.rag import parse_document
+    docs = [parse_document("codes", "# Codes\n\n## Faults {#faults}\n\n| Code | Meaning |\n|---|---|\n"
+                                    "| E-17 | Probe out of range |\n| E-71 | Mast blocked |\n")]
+    r = knowledge_retriever(docs, cache_dir=tmp_path)
+    assert r.dense_trust("fault code E-17") == 0.5 and r.dense_trust("fault code") == 1.0
+    assert r.search("E-17", k=1)[0].text.startswith("| E-17")

@@ -18,6 +18,11 @@ A reranker has ``name`` and ``score(query, texts) -> list[float]``. Two here:
   reads P("Yes") / (P("Yes") + P("No")) from the model's own next-token
   probabilities (``llm.next_token_logprobs``, one forward pass, no sampling): a
   continuous score, so the model cannot flatten every passage to one grade.
+  Measured (benchmarks/rag.py, 10 questions, top 6 of the default hybrid
+  reordered, 60 calls): scores spread from 0.25 to 0.82, MRR 0.758 -> 0.770,
+  recall@5 0.80 -> 0.80 — a change too small to call a gain on 10 questions,
+  at ~10 s per passage on 2 shared cores. So it is not the default: pass it
+  as ``reranker`` and use ``method="rerank"`` where latency allows.
 
 Deliberately left out: listwise LLM reranking, score calibration, batching calls.
 

@@ -14,6 +14,9 @@ Methods: ``"dense"``, ``"bm25"``, ``"rrf"`` (reciprocal rank fusion of the top
 Fusion trusts the dense side in proportion to the embedder's ``coverage`` of the
 query (``adaptive=True``): an English model that sees a Chinese query as mostly
 ``[UNK]`` tokens gets a small weight, so its noise cannot drown BM25's bigrams.
+``code_weight`` < 1 lowers it further for a query naming a code or part number
+(E-17, QF-F120): exact tokens are BM25's strength, and to an embedder "E-17" and
+"E-71" look nearly the same.
 
 A query with no letter or digit (emoji, punctuation, NUL bytes, blanks) finds nothing:
 ``search`` returns ``[]`` rather than the chunks nearest to noise.
@@ -42,6 +45,7 @@ from .index import VectorIndex, Where, matches, top_k
 from .terms import terms
 
 SEARCHABLE = re.compile(r"[^\W_]")  # a letter or digit in any script
+CODE = re.compile(r"\b[A-Z]{1,3}-[A-Z]?\d+\b")  # fault codes and part numbers: E-17, W-05, QF-F120
 METHODS = ("dense", "bm25", "rrf", "blend", "hybrid", "rerank")
 
 
@@ -74,7 +78,7 @@ class Retriever:
 
     def __init__(self, chunks: Sequence[Chunk], embedder=None, *, reranker=None, fusion: str = "blend",
                  alpha: float = 0.5, rrf_k: int = 60, candidates: int = 10, adaptive: bool = True,
-                 rerank_top: int = 5, k1: float = 1.5, b: float = 0.75):
+                 rerank_top: int = 5, k1: float = 1.5, b: float = 0.75, code_weight: float = 1.0):
         if fusion not in ("rrf", "blend"):
             raise ValueError(f"Unknown fusion {fusion!r}; use 'rrf' or 'blend'.")
         ids = [c.id for c in chunks]
@@ -84,7 +88,7 @@ class Retriever:
                              "retriever, or give the chunks distinct ids).")
         self.chunks, self.embedder, self.reranker = list(chunks), embedder, reranker
         self.fusion, self.alpha, self.rrf_k, self.adaptive = fusion, alpha, rrf_k, adaptive
-        self.candidates, self.rerank_top = candidates, rerank_top
+        self.candidates, self.rerank_top, self.code_weight = candidates, rerank_top, code_weight
         self.timings: dict[str, float] = {}
         t0 = time.perf_counter()
         self.doc_terms = [terms(c.search_text) for c in self.chunks]
@@ -113,7 +117,8 @@ class Retriever:
     def dense_trust(self, query: str) -> float:
         """Weight of the dense side in fusion: the embedder's coverage of the query (1.0 if not adaptive)."""
         fn = getattr(self.embedder, "coverage", None)
-        return float(fn(query)) if (self.adaptive and fn is not None) else 1.0
+        trust = float(fn(query)) if (self.adaptive and fn is not None) else 1.0
+        return trust * self.code_weight if self.adaptive and CODE.search(query) else trust
 
     def search(self, query: str, k: int = 5, method: str = "hybrid", where: Where = None) -> list[Hit]:
         """The k best chunks for ``query`` by ``method`` (see METHODS), restricted by ``where``."""
