@@ -3,7 +3,7 @@
     handmade-agent fetch-model          # find or assemble the local model, verify it, show progress
     handmade-agent demo                 # answer a built-in question with the local model
     handmade-agent ask "北京明天天气如何？"  # any question
-    handmade-agent serve --port 8080    # the local model as an OpenAI-compatible server
+    handmade-agent serve --port 8080    # the local model as an OpenAI-compatible server (--api-key, --host)
     handmade-agent cache info|clear     # the prefix cache of saved prompt states (see prefix_cache.py)
 
 ``--backend openai`` (or ``HANDMADE_AGENT_BASE_URL`` being set) uses ``OpenAIChat``
@@ -20,6 +20,18 @@ import time
 from .errors import HandmadeAgentError, LLMError
 
 DEMO_QUESTION = "Today is 2024-05-20. What weekday is it 150 days later?"
+MAX_QUESTION = 10_000  # characters: a longer "question" is a pasted file, and would not fit the 4,096-token context
+
+
+def check_question(question: str) -> str:
+    """The question, or a ConfigError when it is empty or too long to be one."""
+    from .errors import ConfigError
+    if not question.strip():
+        raise ConfigError("The question is empty. Ask something, e.g. handmade-agent ask \"What is 2+3?\"")
+    if len(question) > MAX_QUESTION:
+        raise ConfigError(f"The question has {len(question):,} characters; at most {MAX_QUESTION:,} are accepted. "
+                          "Put long material in a file and use retrieval (notebook 06) instead.")
+    return question
 
 
 def progress_bar(stage: str, done: int, total: int, width: int = 30) -> None:
@@ -84,14 +96,19 @@ def main(argv: list[str] | None = None) -> int:
     sp.add_argument("--host", default="127.0.0.1")
     sp.add_argument("--port", type=int, default=8080)
     sp.add_argument("--n-ctx", type=int, default=4096)
-    sub.add_parser("fetch-model", help="find or assemble the local model and verify its sha256")
+    sp.add_argument("--model", default=None, help="a GGUF file (default: the course model)")
+    sp.add_argument("--queue-limit", type=int, default=16, help="requests waiting at most; more get 503")
+    sp.add_argument("--api-key", default=None,
+                    help="clients must send it as Authorization: Bearer (default: $HANDMADE_AGENT_SERVE_API_KEY)")
+    sp = sub.add_parser("fetch-model", help="find or assemble the local model and verify its sha256")
+    sp.add_argument("--verify", action="store_true", help="hash the file even if its size and stamp match")
     sp = sub.add_parser("cache", help="show or clear the prefix cache (saved KV states of prompt prefixes)")
     sp.add_argument("action", choices=["info", "clear"])
     args = p.parse_args(argv)
     try:
         if args.command == "fetch-model":
             from .model_files import find_model
-            print(find_model(progress=progress_bar))
+            print(find_model(progress=progress_bar, verify=args.verify))
         elif args.command == "cache":
             from .prefix_cache import PrefixCache
             cache = PrefixCache()
@@ -103,21 +120,15 @@ def main(argv: list[str] | None = None) -> int:
                 print(f"{i['directory']}: {i['entries']} entries, "
                       f"{i['bytes'] / 2**20:.1f} of {i['max_bytes'] / 2**20:.0f} MiB{off}")
         elif args.command in ("demo", "ask"):
-            answer(DEMO_QUESTION if args.command == "demo" else args.question, args.backend)
+            answer(DEMO_QUESTION if args.command == "demo" else check_question(args.question), args.backend)
         elif args.command == "serve":
-            from .local import MODEL_ID
-            from .server import LocalServer
-            server = LocalServer(args.port, host=args.host, n_ctx=args.n_ctx, startup_timeout=600).start()
-            print(f"serving {MODEL_ID} at {server.base_url} (Ctrl-C stops)\n"
-                  f"  export HANDMADE_AGENT_BASE_URL={server.base_url} HANDMADE_AGENT_MODEL={MODEL_ID}", flush=True)
-            try:
-                server.process.wait()
-            except KeyboardInterrupt:
-                pass
-            finally:
-                server.stop()
+            from .server import ENV_SERVE_KEY, run_server
+            run_server(args.host, args.port, model_path=args.model, n_ctx=args.n_ctx, queue_limit=args.queue_limit,
+                       api_key=args.api_key or os.environ.get(ENV_SERVE_KEY) or None,
+                       announce=lambda text: print(text, flush=True))
     except HandmadeAgentError as e:
-        print(f"error: {e}", file=sys.stderr)
+        from .redaction import redact_text
+        print(f"error: {redact_text(str(e))}", file=sys.stderr)
         return 2
     return 0
 

@@ -1,11 +1,16 @@
-"""The local model served over HTTP: llama-cpp-python's OpenAI-compatible server as a child process.
+"""The local model served over HTTP: ``run_server`` (what ``handmade-agent serve`` runs) and ``LocalServer``.
 
-``serve()`` starts it on loopback and returns once it answers; ``OpenAIChat``
-then talks to it exactly as it would to a cloud provider. The server uses the
-same thread defaults as the in-process ``LocalLLM``.
+``run_server`` binds the port first (taken → ``PortInUse``, before any model is loaded or
+"serving" is printed), loads ONE in-process ``LocalLLM`` (so the server gets the package's
+prefix cache, per-call thread choice, grammars and the GGUF chat template) and runs the ASGI app
+of ``serve_app`` under uvicorn in this process. SIGTERM/SIGINT stop it: the decode in progress
+stops at its next token, waiting requests are dropped, the port is released, the process exits.
+There is no child process to leave behind.
 
-Deliberately left out: the in-process prefix cache (the server keeps its own
-in-memory KV cache per slot), TLS, and anything but loopback by default.
+``LocalServer`` runs that command as a subprocess and returns once ``/health`` answers; as a
+context manager it stops it on exit. ``OpenAIChat`` then talks to it as to any provider.
+
+Deliberately left out: TLS, and anything but loopback unless ``host`` says so.
 
     >>> with serve(port=free_port()) as server:                # doctest: +SKIP
     ...     OpenAIChat(MODEL_ID, base_url=server.base_url)
@@ -17,9 +22,13 @@ import time
 from pathlib import Path
 from typing import Any
 
-from .errors import LLMError
-from .local import MODEL_ID, default_threads
-from .model_files import QWEN_CODER_05B, find_model
+from .errors import HandmadeAgentError, LLMError
+
+ENV_SERVE_KEY = "HANDMADE_AGENT_SERVE_API_KEY"  # the key travels by environment: argv is visible in `ps`
+
+
+class PortInUse(HandmadeAgentError):
+    """Another process listens on the port the server was asked to use."""
 
 
 def free_port() -> int:
@@ -30,14 +39,66 @@ def free_port() -> int:
         return s.getsockname()[1]
 
 
+def bind(host: str, port: int) -> Any:
+    """A listening socket on (host, port), or PortInUse saying what to do."""
+    import socket
+    family = socket.AF_INET6 if ":" in host else socket.AF_INET
+    sock = socket.socket(family, socket.SOCK_STREAM)
+    # On Linux SO_REUSEADDR only lets a restart bind past old TIME_WAIT connections; a live listener still wins
+    sock.setsockopt(socket.SOL_SOCKET, socket.SO_REUSEADDR, 1)
+    try:
+        sock.bind((host, port))
+        sock.listen(128)
+    except OSError as e:
+        sock.close()
+        raise PortInUse(f"Cannot listen on {host}:{port} ({e.strerror}). Another server may be running there: "
+                        f"stop it, or choose another port with --port.") from None
+    return sock
+
+
+def run_server(host: str = "127.0.0.1", port: int = 8080, *, model_path: str | Path | None = None,
+               n_ctx: int = 4096, api_key: str | None = None, queue_limit: int = 16, announce: Any = print) -> None:
+    """Serve the local model until SIGTERM/SIGINT (see the module docstring)."""
+    import uvicorn
+
+    from .local import LocalLLM
+    from .serve_app import make_app
+    sock = bind(host, port)
+    llm = LocalLLM(model_path, n_ctx=n_ctx)
+    app = make_app(llm, api_key=api_key, queue_limit=queue_limit)
+    config = uvicorn.Config(app, log_level="warning", timeout_graceful_shutdown=3, lifespan="on")
+
+    class Server(uvicorn.Server):
+        def handle_exit(self, sig: int, frame: Any) -> None:
+            app.state.line.cancel_all()  # a long decode must not hold the shutdown
+            super().handle_exit(sig, frame)
+            # uvicorn re-raises the signal after its shutdown (exit by SIGTERM, KeyboardInterrupt traceback on
+            # Ctrl-C); a requested stop that went cleanly is exit status 0 here
+            getattr(self, "_captured_signals", []).clear()
+
+    server = Server(config)
+    shown = f"[{host}]" if ":" in host else host
+    announce(f"serving {llm.model} at http://{shown}:{port}/v1 (Ctrl-C stops)"
+             f"{' — clients must send the API key' if api_key else ''}\n"
+             f"  export HANDMADE_AGENT_BASE_URL=http://{shown}:{port}/v1 HANDMADE_AGENT_MODEL={llm.model}")
+    try:
+        server.run(sockets=[sock])
+    finally:
+        sock.close()
+    if not server.started:
+        raise LLMError(f"The server on {host}:{port} failed to start.")
+
+
 class LocalServer:
-    """llama-cpp-python's OpenAI-compatible server for the local model, as a child process."""
+    """``handmade-agent serve`` for the local model, as a subprocess (context manager: stops on exit)."""
 
     def __init__(self, port: int | None = None, *, host: str = "127.0.0.1", model_path: str | Path | None = None,
-                 n_ctx: int = 4096, api_key: str | None = None, startup_timeout: float = 180.0):
+                 n_ctx: int = 4096, api_key: str | None = None, startup_timeout: float = 180.0,
+                 queue_limit: int = 16):
+        from .model_files import QWEN_CODER_05B, find_model
         self.host, self.port = host, port or free_port()
         self.model_path = Path(model_path) if model_path else find_model(QWEN_CODER_05B)
-        self.n_ctx, self.api_key, self.startup_timeout = n_ctx, api_key, startup_timeout
+        self.n_ctx, self.api_key, self.startup_timeout, self.queue_limit = n_ctx, api_key, startup_timeout, queue_limit
         self.process: Any = None
         self.log_path: Path | None = None
 
@@ -47,11 +108,8 @@ class LocalServer:
 
     def command(self) -> list[str]:
         import sys
-        threads, threads_batch = (str(n) for n in default_threads())
-        cmd = [sys.executable, "-m", "llama_cpp.server", "--model", str(self.model_path), "--host", self.host,
-               "--port", str(self.port), "--n_ctx", str(self.n_ctx), "--model_alias", MODEL_ID,
-               "--n_threads", threads, "--n_threads_batch", threads_batch, "--verbose", "False"]
-        return cmd + (["--api_key", self.api_key] if self.api_key else [])
+        return [sys.executable, "-m", "handmade_agent.cli", "serve", "--host", self.host, "--port", str(self.port),
+                "--n-ctx", str(self.n_ctx), "--model", str(self.model_path), "--queue-limit", str(self.queue_limit)]
 
     def start(self) -> "LocalServer":
         import subprocess
@@ -60,18 +118,21 @@ class LocalServer:
         fd, log = tempfile.mkstemp(prefix="handmade-agent-server-", suffix=".log")
         self.log_path = Path(log)
         env = {**os.environ, "OMP_WAIT_POLICY": os.environ.get("OMP_WAIT_POLICY", "PASSIVE")}
+        env.pop(ENV_SERVE_KEY, None)
+        if self.api_key:
+            env[ENV_SERVE_KEY] = self.api_key
         self.process = subprocess.Popen(self.command(), stdout=fd, stderr=subprocess.STDOUT, env=env)
         os.close(fd)
         deadline = time.monotonic() + self.startup_timeout
+        health = f"http://{self.host}:{self.port}/health"
         while time.monotonic() < deadline:
             if self.process.poll() is not None:
                 tail = self.log_path.read_text(errors="replace")[-1500:]
+                self.stop()
                 raise LLMError(f"The model server exited with code {self.process.returncode} before it was ready. "
-                               f"Is port {self.port} free and llama-cpp-python[server] installed? Log:\n{tail}")
+                               f"Is port {self.port} free? Log:\n{tail}")
             try:
-                headers = {"Authorization": f"Bearer {self.api_key}"} if self.api_key else {}
-                with urllib.request.urlopen(urllib.request.Request(f"{self.base_url}/models", headers=headers),
-                                            timeout=2):
+                with urllib.request.urlopen(health, timeout=2):
                     return self
             except OSError:
                 time.sleep(0.3)

@@ -1,0 +1,151 @@
+"""The course's model server as a small ASGI app: one in-process model, OpenAI-compatible routes.
+
+``make_app(llm)`` serves any ``LLM`` (``LocalLLM`` in the CLI, a fake one in the tests) at
+``POST /v1/chat/completions``, ``GET /v1/models``, ``POST /extras/tokenize`` and ``GET /health``.
+Being a good citizen in a room: an optional API key (``Authorization: Bearer``, compared in
+constant time; /health needs none), a body size limit (413), short OpenAI-style JSON errors
+(``{"error": {"message", "type"}}``, redacted, never a traceback), 404 for a model name it does not
+serve, a bounded FIFO line to the model (503 + ``Retry-After`` when full, ``serve_queue``), and
+requests whose client left are dropped, or stop decoding at the next token.
+
+Deliberately left out: streaming, TLS, rate limits per client, and more than one model.
+
+    >>> app = make_app(LocalLLM(), api_key="room-word")     # doctest: +SKIP
+"""
+from __future__ import annotations
+
+import asyncio
+import hmac
+import json
+import threading
+from typing import Any
+
+from .errors import LLMError
+from .redaction import redact_text
+from .serve_queue import Abandoned, Line, QueueFull, stop_on_cancel
+from .serve_schema import BadRequest, chat_request, chat_response
+
+MAX_BODY = 1_000_000  # bytes: an agent transcript is tens of KB; a megabyte is a mistake or an attack
+
+
+def error(status: int, message: str, kind: str, headers: dict | None = None) -> Any:
+    from starlette.responses import JSONResponse
+    return JSONResponse({"error": {"message": redact_text(message), "type": kind}}, status, headers=headers)
+
+
+async def read_json(request: Any, limit: int) -> Any:
+    """The body as JSON, or an error response (413 over ``limit`` bytes, counted as they arrive; 400 if not JSON)."""
+    declared = request.headers.get("content-length", "")
+    if declared.isdigit() and int(declared) > limit:
+        return error(413, f"The request body is over {limit} bytes.", "request_too_large")
+    body = bytearray()
+    async for chunk in request.stream():
+        body += chunk
+        if len(body) > limit:  # a chunked body has no length header: stop reading here
+            return error(413, f"The request body is over {limit} bytes.", "request_too_large")
+    try:
+        return json.loads(body)
+    except (ValueError, RecursionError):  # RecursionError: JSON nested thousands deep
+        return error(400, "The body is not valid JSON.", "invalid_request_error")
+
+
+async def watch(request: Any, cancel: threading.Event) -> None:
+    """Set ``cancel`` when the client disconnects (uvicorn does not cancel a handler that is waiting).
+
+    Once the body is read, the next ASGI message is ``http.disconnect``: awaiting it wakes the moment the
+    client goes away (a poll every 0.1 s let the next request in line start before its flag was set).
+    """
+    while True:
+        message = await request.receive()
+        if message["type"] == "http.disconnect":
+            cancel.set()
+            return
+
+
+def make_app(llm: Any, *, api_key: str | None = None, queue_limit: int = 16, max_body: int = MAX_BODY,
+             retry_after: int = 5) -> Any:
+    """The ASGI app serving ``llm`` (see the module docstring)."""
+    from contextlib import asynccontextmanager
+
+    from starlette.applications import Starlette
+    from starlette.responses import JSONResponse
+    from starlette.routing import Route
+
+    line = Line(queue_limit)
+    stop_on_cancel(llm, line)
+    model = llm.model
+
+    def authorized(request: Any) -> bool:
+        if not api_key:
+            return True
+        given = request.headers.get("authorization", "")
+        return hmac.compare_digest(given.encode(), f"Bearer {api_key}".encode())
+
+    def guarded(handler: Any) -> Any:
+        async def endpoint(request: Any) -> Any:
+            if not authorized(request):
+                return error(401, "Missing or wrong API key: send Authorization: Bearer <key>.", "authentication_error")
+            try:
+                return await handler(request)
+            except BadRequest as e:
+                return error(400, str(e), "invalid_request_error")
+        return endpoint
+
+    async def models(request: Any) -> Any:
+        return JSONResponse({"object": "list", "data": [{"id": model, "object": "model", "owned_by": "handmade-agent"}]})
+
+    async def health(request: Any) -> Any:
+        return JSONResponse({"status": "ok", "model": model, "queue": line.pending, "queue_limit": line.limit})
+
+    async def tokenize(request: Any) -> Any:
+        body = await read_json(request, max_body)
+        if isinstance(body, JSONResponse):
+            return body
+        text = body.get("input") if isinstance(body, dict) else None
+        if not isinstance(text, str):
+            raise BadRequest("input must be a string")
+        tok = getattr(llm, "_tokens", None) or getattr(llm, "tokenize")
+        try:
+            return JSONResponse({"tokens": await asyncio.to_thread(tok, text)})
+        except UnicodeEncodeError:
+            raise BadRequest("input is not valid UTF-8 text") from None
+
+    async def chat(request: Any) -> Any:
+        body = await read_json(request, max_body)
+        if isinstance(body, JSONResponse):
+            return body
+        asked = body.get("model") if isinstance(body, dict) else None
+        if asked not in (None, "", model):
+            return error(404, f"The model {str(asked)[:100]!r} does not exist here; this server serves {model!r}.",
+                         "model_not_found")
+        kwargs = chat_request(body)
+        cancel = threading.Event()
+        try:
+            future = line.submit(lambda: llm.complete(**kwargs), cancel)
+        except QueueFull as e:
+            return error(503, f"The model is busy ({e}); try again shortly.", "server_busy",
+                         {"Retry-After": str(retry_after)})
+        watcher = asyncio.create_task(watch(request, cancel))
+        try:
+            completion = await asyncio.wrap_future(future)
+        except Abandoned:
+            return error(499, "The client closed the request.", "client_closed")
+        except LLMError as e:
+            too_long = "context holds" in str(e)
+            return error(400 if too_long else 500, str(e)[:500], "context_length_exceeded" if too_long else "server_error")
+        finally:
+            watcher.cancel()
+        if cancel.is_set():
+            return error(499, "The client closed the request.", "client_closed")
+        return JSONResponse(chat_response(completion, model))
+
+    @asynccontextmanager
+    async def lifespan(app: Any):
+        yield
+        line.close()  # shutdown: stop a decode in progress instead of waiting for it
+
+    app = Starlette(routes=[Route("/v1/models", guarded(models)), Route("/health", health),
+                            Route("/v1/chat/completions", guarded(chat), methods=["POST"]),
+                            Route("/extras/tokenize", guarded(tokenize), methods=["POST"])], lifespan=lifespan)
+    app.state.line = line
+    return app

@@ -1,0 +1,167 @@
+"""The model server's ASGI app with a fake model: keys, limits, errors, the line to the model. No model loaded."""
+from __future__ import annotations
+
+import threading
+import time
+
+import pytest
+
+from handmade_agent.llm import Completion, ScriptedLLM, Usage
+from handmade_agent.serve_app import make_app
+
+pytest.importorskip("starlette")
+from starlette.testclient import TestClient  # noqa: E402
+
+KEY = "room-word-4f9a1c77"
+HI = {"model": "fake", "messages": [{"role": "user", "content": "hi"}], "max_tokens": 4}
+
+
+class SlowLLM:
+    """A fake model that decodes `tokens` tokens of `pause` seconds each, stopping when the server says so."""
+    model = "fake"
+
+    def __init__(self, tokens: int = 1, pause: float = 0.0):
+        self.tokens, self.pause, self.calls, self.decoded = tokens, pause, 0, 0
+        self.line = None
+
+    def complete(self, messages, **kwargs) -> Completion:
+        self.calls += 1
+        for _ in range(self.tokens):
+            if self.line.current is not None and self.line.current.is_set():
+                break  # what stop_on_cancel does for llama.cpp
+            time.sleep(self.pause)
+            self.decoded += 1
+        return Completion("hello", [], Usage(3, 1), 0.0, self.model, "stop")
+
+    def tokenize(self, text: str) -> list[int]:
+        return [ord(c) for c in text]
+
+
+def client(llm=None, **kwargs) -> TestClient:
+    llm = llm or SlowLLM()
+    app = make_app(llm, **kwargs)
+    llm.line = app.state.line
+    return TestClient(app)
+
+
+def test_a_chat_completion_is_openai_shaped():
+    r = client().post("/v1/chat/completions", json=HI)
+    assert r.status_code == 200
+    body = r.json()
+    assert body["object"] == "chat.completion" and body["model"] == "fake"
+    assert body["choices"][0]["message"] == {"role": "assistant", "content": "hello"}
+    assert body["usage"] == {"prompt_tokens": 3, "completion_tokens": 1, "total_tokens": 4}
+
+
+def test_the_api_key_is_required_and_never_echoed():
+    c = client(api_key=KEY)
+    for headers in ({}, {"Authorization": "Bearer wrong"}, {"Authorization": KEY}):
+        r = c.post("/v1/chat/completions", json=HI, headers=headers)
+        assert r.status_code == 401 and r.json()["error"]["type"] == "authentication_error"
+        assert KEY not in r.text
+    assert c.get("/v1/models").status_code == 401
+    assert c.get("/health").status_code == 200  # a liveness probe needs no key
+    ok = c.post("/v1/chat/completions", json=HI, headers={"Authorization": f"Bearer {KEY}"})
+    assert ok.status_code == 200
+
+
+def test_a_body_over_the_limit_is_413():
+    c = client(max_body=1000)
+    big = {**HI, "messages": [{"role": "user", "content": "x" * 2000}]}
+    assert c.post("/v1/chat/completions", json=big).status_code == 413
+    chunked = c.post("/v1/chat/completions", content=iter([b"{" + b" " * 800, b" " * 800 + b"}"]))
+    assert chunked.status_code == 413  # no Content-Length: counted as it arrives
+
+
+@pytest.mark.parametrize("body, says", [
+    (b"{not json", "not valid JSON"), (b"[" * 100_000 + b"]" * 100_000, "not valid JSON"),
+    (b"[1, 2]", "JSON object"), (b'{"messages": "hi"}', "messages"),
+    (b'{"messages": [{"role": "wizard", "content": "hi"}]}', "role"),
+    (b'{"messages": [{"role": "user", "content": 5}]}', "content"),
+    (b'{"messages": [{"role": "user", "content": "\\ud800"}]}', "UTF-8"),
+    (b'{"messages": [{"role": "user", "content": "hi"}], "max_tokens": "4"}', "max_tokens"),
+    (b'{"messages": [{"role": "user", "content": "hi"}], "max_tokens": true}', "max_tokens"),
+    (b'{"messages": [{"role": "user", "content": "hi"}], "temperature": -1}', "temperature"),
+    (b'{"messages": [{"role": "user", "content": "hi"}], "stop": [1]}', "stop"),
+])
+def test_bad_requests_are_400_with_a_short_json_error(body, says):
+    r = client().post("/v1/chat/completions", content=body, headers={"Content-Type": "application/json"})
+    assert r.status_code == 400, r.text
+    err = r.json()["error"]
+    assert says in err["message"] and err["type"] == "invalid_request_error" and "Traceback" not in r.text
+
+
+def test_another_model_name_is_404_naming_the_served_one():
+    c = client()
+    r = c.post("/v1/chat/completions", json={**HI, "model": "gpt-4o"})
+    assert r.status_code == 404 and "'fake'" in r.json()["error"]["message"]
+    assert c.post("/v1/chat/completions", json={**HI, "model": ""}).status_code == 200
+    assert [m["id"] for m in c.get("/v1/models").json()["data"]] == ["fake"]
+
+
+def test_a_full_line_answers_503_with_retry_after():
+    llm = SlowLLM(tokens=20, pause=0.05)
+    c = client(llm, queue_limit=2)
+    results: list = []
+    threads = [threading.Thread(target=lambda: results.append(c.post("/v1/chat/completions", json=HI)))
+               for _ in range(2)]
+    for t in threads:
+        t.start()
+    deadline = time.monotonic() + 5
+    while c.get("/health").json()["queue"] < 2 and time.monotonic() < deadline:
+        time.sleep(0.01)
+    r = c.post("/v1/chat/completions", json=HI)
+    assert r.status_code == 503 and r.headers["Retry-After"].isdigit()
+    for t in threads:
+        t.join()
+    assert [x.status_code for x in results] == [200, 200] and llm.calls == 2
+
+
+def test_health_and_tokenize():
+    c = client()
+    assert c.get("/health").json() == {"status": "ok", "model": "fake", "queue": 0, "queue_limit": 16}
+    assert c.post("/extras/tokenize", json={"input": "ab"}).json() == {"tokens": [97, 98]}
+    assert c.post("/extras/tokenize", json={"input": 3}).status_code == 400
+
+
+def test_errors_of_the_model_are_redacted_json(monkeypatch):
+    monkeypatch.setenv("SOME_SERVICE_API_KEY", "very-secret-value-123")
+    llm = ScriptedLLM([__import__("handmade_agent.errors").errors.LLMError("boom very-secret-value-123")])
+    llm.model = "fake"
+    r = client(llm).post("/v1/chat/completions", json=HI)
+    assert r.status_code == 500 and "very-secret-value-123" not in r.text and "boom" in r.text
+
+
+def test_requests_whose_client_left_are_dropped_or_stop_decoding():
+    import socket
+
+    import uvicorn
+
+    from handmade_agent.server import bind, free_port
+    llm = SlowLLM(tokens=200, pause=0.02)  # 4 s per request if nobody stops it
+    app = make_app(llm)
+    llm.line = app.state.line
+    port = free_port()
+    server = uvicorn.Server(uvicorn.Config(app, log_level="warning"))
+    thread = threading.Thread(target=server.run, kwargs={"sockets": [bind("127.0.0.1", port)]}, daemon=True)
+    thread.start()
+    while not server.started:
+        time.sleep(0.01)
+    body = b'{"messages": [{"role": "user", "content": "hi"}]}'
+    request = (b"POST /v1/chat/completions HTTP/1.1\r\nHost: x\r\nContent-Type: application/json\r\n"
+               b"Content-Length: %d\r\n\r\n%s" % (len(body), body))
+    t0 = time.monotonic()
+    clients = [socket.create_connection(("127.0.0.1", port)) for _ in range(4)]
+    for s in clients:
+        s.sendall(request)
+        time.sleep(0.05)
+    time.sleep(0.3)
+    for s in clients:
+        s.close()  # four students closed their notebooks
+    while app.state.line.pending and time.monotonic() - t0 < 10:
+        time.sleep(0.02)
+    elapsed = time.monotonic() - t0
+    server.should_exit = True
+    thread.join(timeout=10)
+    assert llm.calls == 1, "the three waiting requests were dropped before their turn"
+    assert llm.decoded < 60 and elapsed < 3, "the running one stopped decoding soon after its client left"
