@@ -89,6 +89,8 @@ def make_app(llm: Any, *, api_key: str | None = None, queue_limit: int = 16, max
                 return await handler(request)
             except BadRequest as e:
                 return error(400, str(e), "invalid_request_error")
+            except Exception as e:  # a bug of ours: the client gets its kind, never a traceback
+                return error(500, f"Internal error ({type(e).__name__}).", "server_error")
         return endpoint
 
     async def models(request: Any) -> Any:

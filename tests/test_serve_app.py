@@ -165,3 +165,33 @@ def test_requests_whose_client_left_are_dropped_or_stop_decoding():
     thread.join(timeout=10)
     assert llm.calls == 1, "the three waiting requests were dropped before their turn"
     assert llm.decoded < 60 and elapsed < 3, "the running one stopped decoding soon after its client left"
+
+
+def test_the_line_serves_in_arrival_order_one_at_a_time():
+    from handmade_agent.serve_queue import Abandoned, Line
+    line, order, running = Line(limit=10), [], []
+
+    def job(i):
+        def run():
+            running.append(i)
+            assert len(running) == 1, "two jobs at once on one llama context"
+            time.sleep(0.01)
+            order.append(i)
+            running.remove(i)
+        return run
+    flags = [threading.Event() for _ in range(6)]
+    flags[3].set()  # this client left while waiting
+    futures = [line.submit(job(i), flags[i]) for i in range(6)]
+    with pytest.raises(Abandoned):
+        futures[3].result(timeout=5)
+    for f in futures[:3] + futures[4:]:
+        f.result(timeout=5)
+    assert order == [0, 1, 2, 4, 5] and line.pending == 0
+    line.close()
+
+
+def test_an_unexpected_failure_is_a_json_500_without_a_traceback():
+    llm = ScriptedLLM([ZeroDivisionError("secret internals")])
+    llm.model = "fake"
+    r = client(llm).post("/v1/chat/completions", json=HI)
+    assert r.status_code == 500 and r.json()["error"]["message"] == "Internal error (ZeroDivisionError)."

@@ -91,3 +91,14 @@ def test_the_openai_client_gets_served_completions_and_clear_errors():
             openai.OpenAI(base_url=server.base_url, api_key="wrong", max_retries=0).models.list()
         with pytest.raises(openai.BadRequestError):
             client.chat.completions.create(model=model, messages=[{"role": "user", "content": "hi"}], max_tokens=-1)
+
+
+def test_local_server_on_a_taken_port_raises_and_leaves_nothing_running():
+    from handmade_agent.errors import LLMError
+    with socket.socket() as other:
+        other.bind(("127.0.0.1", 0))
+        other.listen()
+        server = LocalServer(other.getsockname()[1], startup_timeout=60)
+        with pytest.raises(LLMError, match="(?s)exited with code 2.*Cannot listen"):
+            server.start()
+    assert server.process.poll() == 2
