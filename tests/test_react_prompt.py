@@ -22,8 +22,9 @@ def test_system_prompt_lists_every_tool_with_its_argument_shape():
 
 
 def test_examples_are_shown_only_for_tools_that_exist():
-    assert few_shot_messages([calculator]) == []  # toolbox examples are opt-in, except the kept ones
+    kept = few_shot_messages([calculator])
     only_calc = few_shot_messages([calculator], everything=True)
+    assert 0 < len(kept) < len(only_calc)  # by default only the kept examples, the rest on request
     assert only_calc and all("get_weather" not in m.content and "add_days" not in m.content for m in only_calc)
     assert few_shot_messages([]) == []
 
@@ -59,15 +60,23 @@ def test_inline_examples_use_the_same_text_as_chat_examples():
     assert FORMAT_HELP.splitlines()[0] in prompt
 
 
-def test_the_agent_prompt_is_teaching_then_generic_examples_then_the_tools():
+def test_the_agent_prompt_is_teaching_then_examples_then_the_tools():
     tools = default_registry(today=datetime.date(2024, 5, 20))
     messages = prompt_messages(tools)
     assert [m.role for m in messages[:2]] == ["system", "user"] and messages[-1].role == "system"
-    assert messages[1].content == GENERIC[0].question and "- get_weather:" in messages[-1].content
-    assert "get_weather" not in messages[0].content  # the start is the same for any tool set
-    assert prompt_messages([calculator])[:-1] == messages[:-1]
-    refusal = [m.content for m in messages if "Final Answer: I cannot" in m.content]
-    assert refusal and "Action:" not in refusal[0]
+    assert "- get_weather:" in messages[-1].content and "get_weather" not in messages[0].content
+    assert any("get_weather" in m.content for m in messages[1:-1]) and "train_time" not in messages[0].content  # toolbox examples fit
+
+
+def test_tools_no_example_fits_get_the_tool_agnostic_examples():
+    @tool
+    def book_court(club: str, hours: int) -> str:
+        """Book a tennis court."""
+        return "booked"
+    messages = prompt_messages([book_court])
+    assert "train_time" in messages[0].content and messages[1].content == GENERIC[0].question
+    assert "- book_court:" in messages[-1].content
+    assert [m.content for m in prompt_messages([book_court], few_shot=False)][1:] == [messages[-1].content]
 
 
 def render_default_prompt(strategy: str = "react") -> str:

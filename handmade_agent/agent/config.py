@@ -31,7 +31,7 @@ class AgentConfig:
     max_format_errors: int = 3         # unreadable replies in a row before giving up
     system_prompt: str | None = None   # None: the protocol's own prompt, written from the tools
     few_shot: bool = True              # worked examples (text ReAct only): tool-agnostic ones in the prompt
-    toolbox_examples: bool = False     # also every toolbox example that fits the tools, as chat turns
+    toolbox_examples: bool = False     # every toolbox example that fits the tools (default: only the kept ones)
     llm_retries: int = 1               # extra attempts when the backend fails
     max_tokens: int = 256              # per model reply
     recap_results: bool = True         # each observation repeats the earlier results (text ReAct)

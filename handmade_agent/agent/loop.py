@@ -7,7 +7,10 @@ and what came of it (a ``Step``); whether the run goes on is decided in one plac
 ``repeated_action`` (the same call again after a warning), ``max_steps``, ``time_budget``.
 Nothing a model does makes ``run`` raise: bad format and tool failures go back to it as
 observations. ``strategy="react"`` speaks the text protocol (chapter 02); ``"native"`` passes
-tool schemas to the backend and reads ``Completion.tool_calls``. Every happening is an event
+tool schemas to the backend and reads ``Completion.tool_calls``. With ``constrained`` (on wherever
+the backend ``supports_grammar``, e.g. ``LocalLLM``) each reply is decoded under a grammar: the ReAct
+step from ``react_grammar``, a native call from the backend's ``tool_call_grammar``; parse-and-repair
+stays for backends that cannot constrain. Every happening is an event
 (``events.py``); each finished step is emitted whole as ``StepFinished``.
 
 Deliberately left out: parallel tool execution, streaming, retrying a failed tool on the model's

@@ -17,10 +17,12 @@ so it cannot leak facts into answers; it is sent only to an agent that has that
 tool. Without it the small model answers product questions from imagination,
 and after a page of passages it echoes them instead of answering.
 
-``GENERIC`` holds the tool-agnostic examples written into every system prompt (their one tool,
-``train_time``, is described with them): a two-step comparison whose answer compares, and a
-question no tool answers. Of the toolbox examples only those marked ``kept`` (the
-``knowledge_search`` one) are sent by default; the rest with ``AgentConfig(toolbox_examples=True)``.
+``GENERIC`` holds tool-agnostic examples (their one tool, ``train_time``, is described in the
+system prompt): sent when no toolbox example fits the registry, e.g. for a learner's own tools.
+A refusal example (no tool fits: say so) made the model refuse every task, so there is none. Toolbox examples marked ``kept``
+are sent whenever their tools are there; measured on the course's everyday tasks, the generic
+examples alone lost to them (the 0.5B model copied "The train from ..." into date answers).
+The rest come with ``AgentConfig(toolbox_examples=True)``.
 
 Deliberately left out: examples that solve the course's own notebook tasks.
 
@@ -47,7 +49,7 @@ class Example:
     calls: list[Call] = field(default_factory=list)
     thought: str = "All steps done."
     answer: str = ""
-    kept: bool = False  # sent by default (measured to help); the others only with toolbox_examples=True
+    kept: bool = False  # sent by default whenever its tools are there (measured to help)
 
 
 # the closing line of every knowledge_search observation (rag/tool.py appends it)
@@ -61,20 +63,19 @@ EXAMPLES: list[Example] = [
     Example("What is 17% of 2350?",
             [Call("Plan: 1. calculate: 2350 * 0.17.",
                   "calculator", {"expression": "2350 * 0.17"}, "399.5")],
-            "All 1 steps done.", "17% of 2350 is 399.5."),
+            "All 1 steps done.", "17% of 2350 is 399.5.", kept=True),
     Example("Today is 2024-03-01. What date is it 45 days later?",
             [Call("Plan: 1. add 45 days to 2024-03-01.",
                   "add_days", {"date": "2024-03-01", "days": 45}, "2024-03-01 + 45 days = 2024-04-15 (Monday, 星期一)")],
-            "All 1 steps done.", "45 days after 2024-03-01 it is 2024-04-15, a Monday (星期一)."),
+            "All 1 steps done.", "45 days after 2024-03-01 it is 2024-04-15, a Monday (星期一).", kept=True),
     Example("Is 广州 warmer today than 杭州 tomorrow?",
             [Call("Plan: 1. 广州 today 2. 杭州 tomorrow. Step 1: 广州 today.", "get_weather",
                   {"city": "广州", "date": "today"},
                   "广州 (Guangzhou), today: Rain / 雨, 17-22 °C, humidity 90%, chance of rain 85%"),
              Call("Step 2: 杭州 tomorrow.", "get_weather", {"city": "杭州", "date": "tomorrow"},
                   "杭州 (Hangzhou), tomorrow: Sunny / 晴, 24-31 °C, humidity 45%, chance of rain 5%")],
-            "All 2 steps done.",
-            "广州 (Guangzhou), today: Rain / 雨, 17-22 °C, humidity 90%, chance of rain 85%. "
-            "杭州 (Hangzhou), tomorrow: Sunny / 晴, 24-31 °C, humidity 45%, chance of rain 5%."),
+            "All 2 steps done; 31 °C is more than 22 °C.",
+            "No: 杭州 tomorrow (24-31 °C, Sunny) is warmer than 广州 today (17-22 °C, Rain).", kept=True),
     Example("成都明天和西安今天哪个更干燥？",
             [Call("Plan: 1. 成都 tomorrow 2. 西安 today. Step 1: 成都 tomorrow.", "get_weather",
                   {"city": "成都", "date": "tomorrow"},
@@ -110,8 +111,6 @@ GENERIC: list[Example] = [
              Call("Step 2.", "train_time", {"origin": "Lyon", "destination": "Turin"}, "Lyon-Turin: 3 h 50 min")],
             "All 2 steps done; 3 h 50 min is less than 4 h 30 min.",
             "The train to Turin is quicker: 3 h 50 min, against 4 h 30 min to Nice."),
-    Example("Book me a seat on the next train to Nice.", [],
-            "No tool can book seats.", "I cannot book seats: my tools only look up travel times."),
 ]
 
 

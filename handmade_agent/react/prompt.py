@@ -46,11 +46,10 @@ def format_help(tool_names: Sequence[str] = ()) -> str:
 
 FORMAT_HELP = format_help()
 
-RULES = ("Rules: after Action Input, stop: the result comes back as 'Observation: ...'; never write it "
-         "yourself. Use a tool for every calculation and fact, one call at a time, never the same call twice. "
-         "In your first Thought write a numbered plan of the calls. If no tool fits, give the Final Answer at "
-         "once (answer it yourself, or say what you cannot do). The Final Answer answers the whole question "
-         "from the results: compare when asked to compare, convert when asked to convert, with the numbers.")
+RULES = ("Rules: after Action Input, stop: the result comes back as 'Observation: ...'. Use a tool for every "
+         "calculation and fact, one call at a time, never the same call twice. If no tool fits, give the Final "
+         "Answer at once. The Final Answer answers the whole question from the results: compare when asked to "
+         "compare, convert when asked to convert.")
 
 
 def observation_text(results: Sequence[str]) -> str:
@@ -131,11 +130,15 @@ def build_system_prompt(registry: Any, few_shot: bool = True) -> str:
 def prompt_messages(registry: Any, few_shot: bool = True, toolbox_examples: bool = False) -> list[Message]:
     """What a ReAct agent sends before the conversation: teaching, worked examples as chat turns, tools last.
 
-    The fixed teaching and the tool-agnostic examples come first, the same for every tool set, so they
-    are computed once (prefix cache); the tools follow in a second system message, next to the question.
+    Examples: the toolbox's ``kept`` ones that fit these tools (all that fit with ``toolbox_examples``),
+    or the tool-agnostic ones if none fits. No refusal example: measured, the 0.5B model then refused
+    every task (11/11), sent first or last; the rule "If no tool fits ..." stays. The tools follow in a second system message,
+    next to the question, so the start is shared by every registry with the same examples (prefix cache).
     """
     tools = list(registry or [])
-    teaching = "\n\n".join([TEACHING, format_help(), RULES] + ([EXAMPLES_NOTE] if few_shot else []))
-    shots = [m for e in GENERIC for m in example_messages(e)] if few_shot else []
-    shots += few_shot_messages(tools, toolbox_examples) if few_shot else []
+    shots = few_shot_messages(tools, toolbox_examples) if few_shot else []
+    generic = few_shot and not shots
+    teaching = "\n\n".join([TEACHING, format_help(), RULES] + ([EXAMPLES_NOTE] if generic else []))
+    if generic:
+        shots = [m for e in GENERIC for m in example_messages(e)]
     return [Message("system", teaching), *shots, Message("system", tools_text(tools))]
