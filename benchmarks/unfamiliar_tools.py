@@ -10,7 +10,8 @@ with the package defaults. Scored by code:
 
 * readable: the step is an action or a final answer (not a format error);
 * right call: the tool named is the expected one and every expected argument matches after
-  normalisation (strings case- and space-insensitive, numbers as numbers);
+  normalisation (strings case- and space-insensitive, numbers as numbers; a list in the data
+  lists accepted alternatives, e.g. "Spanish" or "es");
 * right refusal: on a no-tool question the step is a final answer, not a call.
 
 Configs: ``react`` / ``native`` (protocol), ``+c`` for grammar-constrained decoding. ``--limit N`` takes
@@ -52,7 +53,8 @@ def right_call(step, expected: dict) -> bool:
     if step.kind != "action" or not step.tool_uses or step.tool != expected["name"]:
         return False
     args = step.input if isinstance(step.input, dict) else {}
-    return all(norm(args.get(k)) == norm(v) for k, v in expected["arguments"].items())
+    return all(norm(args.get(k)) in [norm(x) for x in (v if isinstance(v, list) else [v])]  # a list: alternatives
+               for k, v in expected["arguments"].items())
 
 
 def make_tool(spec: dict) -> Tool:
