@@ -18,7 +18,8 @@ def run(*args: str, env: dict | None = None, timeout: float = 600) -> subprocess
 
 @pytest.mark.skipif(mirror_parts() is None, reason="the model-mirror extra is not installed")
 def test_fetch_model_assembles_the_mirror_with_a_progress_bar(tmp_path):
-    out = run("fetch-model", env={"HANDMADE_AGENT_CACHE": str(tmp_path), "HF_HUB_OFFLINE": "1"})
+    # an explicit model path (HANDMADE_AGENT_GGUF) would win over the mirror: this test is about the mirror
+    out = run("fetch-model", env={"HANDMADE_AGENT_CACHE": str(tmp_path), "HF_HUB_OFFLINE": "1", "HANDMADE_AGENT_GGUF": ""})
     assert out.returncode == 0, out.stderr
     path = tmp_path / QWEN_CODER_05B.filename
     assert out.stdout.strip() == str(path) and path.stat().st_size == QWEN_CODER_05B.size
