@@ -163,12 +163,18 @@ def test_greedy_output_with_a_prefix_loaded_from_disk_is_token_identical_to_a_co
     assert generated_ids(llm, loaded.usage.prompt_tokens) == reference_ids
 
 
-@pytest.mark.model
-def test_a_damaged_entry_is_warned_about_recomputed_and_rewritten(llm, monkeypatch):
+def stored_entry(llm, monkeypatch):
+    """A cold reference answer, then the one prefix-cache file that answering wrote."""
     reference, _ = cold(llm, monkeypatch, QUESTION)
     llm.forget()
     llm.complete(QUESTION, max_tokens=24)
     (path, _), = llm.prefix_cache.entries()
+    return reference, path
+
+
+@pytest.mark.model
+def test_a_damaged_entry_is_warned_about_recomputed_and_rewritten(llm, monkeypatch):
+    reference, path = stored_entry(llm, monkeypatch)
     path.write_bytes(path.read_bytes()[:-4096])
     llm.forget()
     with pytest.warns(UserWarning, match="truncated or corrupt"):
@@ -180,10 +186,7 @@ def test_a_damaged_entry_is_warned_about_recomputed_and_rewritten(llm, monkeypat
 
 @pytest.mark.model
 def test_a_whole_file_whose_state_llama_cpp_refuses_is_a_warned_miss(llm, monkeypatch):
-    reference, _ = cold(llm, monkeypatch, QUESTION)
-    llm.forget()
-    llm.complete(QUESTION, max_tokens=24)
-    (path, _), = llm.prefix_cache.entries()
+    reference, path = stored_entry(llm, monkeypatch)
     end = prefix_end(llm, QUESTION)
     tokens = llm._tokens(llm.format_prompt(QUESTION))[:end]
     assert llm.prefix_cache.path(llm.model_sha256(), tokens, llm._prefix_settings) == path
