@@ -57,14 +57,17 @@ def check_exercise(name: str, candidate: Callable, cases: Iterable[tuple[tuple, 
     return True
 
 
-def hide_answers(markdown: str) -> str:
+INTERVIEW_HEADINGS = ("## Interview questions", "## 面试题")
+
+
+def hide_answers(markdown: str, label: str = "Answer") -> str:
     """Interview questions stay; each answer folds into a ``<details>`` block (collapsed in JupyterLab and on GitHub)."""
     out, answer = [], []
 
     def fold() -> None:
         if answer and any(line.strip() for line in answer):
             body = "\n".join(answer).strip("\n")
-            out.extend(["", "<details><summary>Answer</summary>", "", body, "", "</details>", ""])
+            out.extend(["", f"<details><summary>{label}</summary>", "", body, "", "</details>", ""])
         elif answer:
             out.extend(answer)
         answer.clear()
@@ -94,8 +97,8 @@ def student_edition(notebook: str | Path, out: str | Path) -> int:
     stubbed, clear_next = 0, False
     for cell in nb["cells"]:
         source = "".join(cell["source"]) if isinstance(cell["source"], list) else cell["source"]
-        if cell["cell_type"] == "markdown" and "## Interview questions" in source:
-            cell["source"] = hide_answers(source)
+        if cell["cell_type"] == "markdown" and any(h in source for h in INTERVIEW_HEADINGS):
+            cell["source"] = hide_answers(source, "答案" if INTERVIEW_HEADINGS[1] in source else "Answer")
         if cell["cell_type"] != "code":
             continue
         if "solution" in cell.get("metadata", {}).get("tags", []):
