@@ -103,6 +103,17 @@ def execute(path: Path) -> None:
     normalize(nb, inputs)
     write(nb, path)
     print(f"{path}: executed in {time.perf_counter() - t0:.0f} s")
+    sync_chinese_edition(path)
+
+
+def sync_chinese_edition(path: Path) -> None:
+    """Copy the fresh code outputs into ``zh/<name>`` (its prose stays; stale prose is reported, not lost)."""
+    from handmade_agent.translation import problems, read, sync, write as write_edition
+    twin = path.parent / "zh" / path.name
+    if twin.exists():
+        write_edition(sync(read(path), read(twin)), twin)
+        left = problems(read(path), read(twin))
+        print(f"{twin}: synced" + (f"; {len(left)} cells need translating: {left[:3]}" if left else ""))
 
 
 def main(args: list[str]) -> None:
@@ -112,6 +123,7 @@ def main(args: list[str]) -> None:
             nb = nbformat.read(arg, as_version=4)
             normalize(nb)
             write(nb, Path(arg))
+            sync_chinese_edition(Path(arg))
         return
     for arg in args:
         execute(Path(arg))

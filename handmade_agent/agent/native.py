@@ -34,14 +34,18 @@ NATIVE_SYSTEM_PROMPT = ("You are a helpful assistant. Call a tool whenever it ca
                         "convert when asked to convert, with the numbers.")
 
 
-def native_reminder(question: str, results: list[str]) -> Message:
+def native_reminder(question: str, results: list[str], answer_now: bool = False) -> Message:
     """A user turn after the latest tool results: the results so far and the question, restated.
 
     Qwen's template shows tool results as ``<tool_response>`` in a user turn; measured on the 0.5B
     model, after one it repeated the same call or wrote the call and its result as text, never
     the answer. Restating the question and the results, as text ReAct's observation does, lets it go on.
+    ``answer_now`` (after a repeated call, when the agent allows only an answer) asks for the answer.
     """
-    recap = "" if len(results) < 2 else "Results so far:\n" + "\n".join(f"{i}. {r}" for i, r in enumerate(results, 1)) + "\n"
+    listed = "\n".join(f"{i}. {r}" for i, r in enumerate(results, 1))
+    recap = f"Results so far:\n{listed}\n" if len(results) > 1 or answer_now else ""
+    if answer_now:  # after a repeated call: the agent allows only an answer now
+        return Message("user", f"{recap}Question: {question}\nAnswer it now in plain text, using these results.")
     return Message("user", f"{recap}Question: {question}\nIf the results answer it, reply with the answer in "
                            "plain text, using them; otherwise call the next tool.")
 
