@@ -16,6 +16,7 @@ from __future__ import annotations
 
 import inspect
 import json
+import re
 from pathlib import Path
 from typing import Any, Callable, Iterable
 
@@ -74,10 +75,14 @@ def hide_answers(markdown: str, label: str = "Answer") -> str:
 
     in_question = False
     for line in markdown.split("\n"):
-        if line.startswith("**Q") or line.startswith("## "):
+        # a question is a line opening in bold ("**Q1. ...**", "**1. ...**", "**Why ...?** answer on the same line")
+        bold = re.match(r"(\*\*[^*]+\*\*)\s*(.*)$", line)
+        if bold or line.startswith("## "):
             fold()
-            out.append(line)
-            in_question = line.startswith("**Q")
+            out.append(bold.group(1) if bold else line)
+            in_question = bool(bold)
+            if bold and bold.group(2):
+                answer.append(bold.group(2))
         elif in_question:
             answer.append(line)
         else:

@@ -48,3 +48,11 @@ def test_the_edition_is_made_without_the_package_installed(tmp_path):
     done = subprocess.run([sys.executable, "-S", "-c", code], capture_output=True, text=True)
     assert done.returncode == 0, done.stderr[-800:]
     assert (tmp_path / NOTEBOOKS[0].name).exists()
+
+
+def test_answers_on_the_question_line_and_numbered_questions_fold_too():
+    from handmade_agent.teaching import hide_answers
+    folded = hide_answers("## Interview questions\n\n**Why cache?** Prefill is slow.\n\n**2. How?**\nSave the state.")
+    assert folded.count("<details>") == 2
+    assert "**Why cache?**\n" in folded and folded.index("Prefill is slow.") > folded.index("<details>")
+    assert hide_answers("**面试题一？** 因为预填充很慢。", "答案").count("<summary>答案</summary>") == 1
