@@ -1,10 +1,11 @@
-"""The ``handmade-agent`` command: demo, ask, serve, fetch-model, cache.
+"""The ``handmade-agent`` command: demo, ask, serve, fetch-model, cache, eval.
 
     handmade-agent fetch-model          # find or assemble the local model, verify it, show progress
     handmade-agent demo                 # answer a built-in question with the local model
     handmade-agent ask "北京明天天气如何？"  # any question
     handmade-agent serve --port 8080    # the local model as an OpenAI-compatible server (--api-key, --host)
     handmade-agent cache info|clear     # the prefix cache of saved prompt states (see prefix_cache.py)
+    handmade-agent eval --configs react+c,native --limit 10   # the evaluation suite (see evaluation/)
 
 ``--backend openai`` (or ``HANDMADE_AGENT_BASE_URL`` being set) uses ``OpenAIChat``
 with the ``HANDMADE_AGENT_*`` settings instead of the in-process model.
@@ -84,6 +85,19 @@ def answer(question: str, backend: str = "auto", out=None) -> str:
     return result.answer or ""
 
 
+def run_eval(args: argparse.Namespace) -> None:
+    """The evaluation suite: progress lines as tasks finish, then the table."""
+    from .evaluation import evaluate, format_table, load_tasks, parse_configs, summarize
+    configs = parse_configs(args.configs)  # checked before the model loads: a typo costs no minutes
+    kinds = [k.strip() for k in args.kinds.split(",") if k.strip()] if args.kinds else None
+    tasks = load_tasks(kinds=kinds, limit=args.limit, every=args.every)
+    llm = make_llm(args.backend)
+    print(f"model: {llm.model}; {len(tasks)} tasks x {len(configs)} configurations; outcomes appended to {args.out}",
+          flush=True)
+    outcomes = evaluate(llm, tasks, configs, out=args.out, progress=lambda line: print(line, flush=True))
+    print("\n" + format_table(summarize(outcomes)))
+
+
 def main(argv: list[str] | None = None) -> int:
     p = argparse.ArgumentParser(prog="handmade-agent", description="A hand-made AI agent that runs offline.")
     sub = p.add_subparsers(dest="command", required=True)
@@ -104,6 +118,14 @@ def main(argv: list[str] | None = None) -> int:
     sp.add_argument("--verify", action="store_true", help="hash the file even if its size and stamp match")
     sp = sub.add_parser("cache", help="show or clear the prefix cache (saved KV states of prompt prefixes)")
     sp.add_argument("action", choices=["info", "clear"])
+    sp = sub.add_parser("eval", help="run the evaluation suite (data/eval_tasks.jsonl) and print a table")
+    sp.add_argument("--configs", default="react+c,native+c,react,native",
+                    help="react|native, +c (constrained), -examples/-recap/-guard (that part off)")
+    sp.add_argument("--kinds", default=None, help="task kinds, comma-separated (default: all)")
+    sp.add_argument("--limit", type=int, default=None, help="at most N tasks, taken from each kind in turn")
+    sp.add_argument("--every", type=int, default=None, help="every K-th task only")
+    sp.add_argument("--out", default="eval_results.jsonl", help="JSONL file the outcomes are appended to")
+    sp.add_argument("--backend", choices=["auto", "local", "openai"], default="auto")
     args = p.parse_args(argv)
     try:
         if args.command == "fetch-model":
@@ -121,6 +143,8 @@ def main(argv: list[str] | None = None) -> int:
                       f"{i['bytes'] / 2**20:.1f} of {i['max_bytes'] / 2**20:.0f} MiB{off}")
         elif args.command in ("demo", "ask"):
             answer(DEMO_QUESTION if args.command == "demo" else check_question(args.question), args.backend)
+        elif args.command == "eval":
+            run_eval(args)
         elif args.command == "serve":
             from .server import ENV_SERVE_KEY, run_server
             run_server(args.host, args.port, model_path=args.model, n_ctx=args.n_ctx, queue_limit=args.queue_limit,

@@ -116,6 +116,16 @@ def test_repeated_action_warns_once_then_stops():
     assert len(result.steps) == 3 and result.answer is None
 
 
+def test_without_the_repeat_guard_a_repeated_call_runs_again_and_never_stops_the_run():
+    calls: list = []
+    llm = ScriptedLLM([ADD, ADD, ADD, DONE])
+    result = Agent(llm, make_tools(calls), repeat_guard=False).run("2+3?")
+    assert (result.stop_reason, result.answer, len(result.steps)) == ("final_answer", "5", 4)
+    assert calls == [(2, 3)] * 3  # each repeat ran the tool
+    assert all(s.tool_uses[0].ok and s.tool_uses[0].error is None for s in result.steps[:3])
+    assert "already called" not in llm.calls[3]["messages"][-1].content
+
+
 def test_model_error_is_retried_then_stops_without_raising():
     llm = ScriptedLLM([LLMError("server down"), LLMError("still down"), DONE])
     result = Agent(llm, make_tools(), llm_retries=1).run("?")

@@ -7,7 +7,7 @@ import pytest
 from gbnf_match import matches, parse_gbnf
 
 from handmade_agent.agent import Agent
-from handmade_agent.grammar import tool_call_grammar
+from handmade_agent.grammar import answer_grammar, tool_call_grammar
 from handmade_agent.llm import ScriptedLLM
 from handmade_agent.react import react_grammar
 from handmade_agent.toolbox import default_registry
@@ -80,3 +80,49 @@ def test_the_agent_sends_a_grammar_only_to_a_backend_that_can_constrain(tools):
     plain = ScriptedLLM(["Thought: t\nFinal Answer: 4"])
     Agent(plain, tools, constrained=True).run("2+2?")
     assert plain.calls[0]["grammar"] is None
+
+
+CALL = '{"name": "calculator", "arguments": {"expression": "2*3"}}'
+WEATHER = '{"name": "get_weather", "arguments": {"city": "北京", "date": "tomorrow"}}'
+
+
+def test_tool_choice_auto_is_the_default_grammar(tools):
+    assert tool_call_grammar(tools.schemas(), "auto") == tool_call_grammar(tools.schemas())
+    assert tool_call_grammar(tools.schemas(), None) == tool_call_grammar(tools.schemas())
+
+
+def test_tool_choice_none_allows_only_text(tools):
+    rules = parse_gbnf(tool_call_grammar(tools.schemas(), "none"))
+    assert tool_call_grammar(tools.schemas(), "none") == answer_grammar()
+    assert matches(rules, "北京明天多云，13-24 °C。")
+    assert not matches(rules, f"<tool_call>\n{CALL}\n</tool_call>") and not matches(rules, CALL)
+
+
+def test_tool_choice_required_allows_only_calls(tools):
+    rules = parse_gbnf(tool_call_grammar(tools.schemas(), "required"))
+    assert matches(rules, f"<tool_call>\n{CALL}\n</tool_call>") and matches(rules, CALL)
+    assert matches(rules, f"<tool_call>\n{WEATHER}\n</tool_call>\n<tool_call>\n{CALL}\n</tool_call>")  # parallel
+    assert not matches(rules, "Paris is the capital of France.")
+    assert not matches(rules, '<tool_call>\n{"name": "nope", "arguments": {}}\n</tool_call>')
+
+
+def test_tool_choice_naming_a_function_allows_only_calls_to_it(tools):
+    choice = {"type": "function", "function": {"name": "get_weather"}}
+    rules = parse_gbnf(tool_call_grammar(tools.schemas(), choice))
+    assert matches(rules, f"<tool_call>\n{WEATHER}\n</tool_call>") and matches(rules, WEATHER)
+    assert not matches(rules, f"<tool_call>\n{CALL}\n</tool_call>") and not matches(rules, CALL)
+    assert not matches(rules, "晴。")
+    assert not matches(rules, '{"name": "get_weather", "arguments": {"city": "北京", "date": "someday"}}')
+    assert tool_call_grammar(list(tools), choice) == tool_call_grammar(tools.schemas(), choice)  # Tool or dict
+
+
+@pytest.mark.parametrize("choice, says", [
+    ("sometimes", "tool_choice must be one of"), ({"type": "function"}, "tool_choice must be one of"),
+    ({"type": "function", "function": {"name": "book_flight"}}, "no tool offered is called that"),
+])
+def test_a_tool_choice_that_cannot_be_followed_is_a_clear_error(tools, choice, says):
+    with pytest.raises(ValueError, match=says):
+        tool_call_grammar(tools.schemas(), choice)
+    with pytest.raises(ValueError, match="at least one tool"):
+        tool_call_grammar([], "required")
+    assert tool_call_grammar([], "auto") == answer_grammar()  # no tools: a text answer is all there is

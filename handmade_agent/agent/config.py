@@ -36,6 +36,7 @@ class AgentConfig:
     max_tokens: int = 256              # per model reply
     recap_results: bool = True         # each observation repeats the earlier results (text ReAct)
     constrained: bool | None = None    # grammar-constrained replies; None: wherever the backend supports it
+    repeat_guard: bool = True          # warn on an identical repeated call, stop at the second (off: it runs again)
 
     def __post_init__(self) -> None:
         if self.strategy not in STRATEGIES:

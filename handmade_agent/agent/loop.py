@@ -4,7 +4,8 @@
 and what came of it (a ``Step``); whether the run goes on is decided in one place,
 ``stop_reason()``, checked before each step: ``final_answer``, ``model_error`` (the backend failed
 ``llm_retries`` + 1 times), ``format_errors`` (too many unreadable replies in a row),
-``repeated_action`` (the same call again after a warning), ``max_steps``, ``time_budget``.
+``repeated_action`` (the same call again after a warning; constrained, the reply after a first
+repeat may only be an answer), ``max_steps``, ``time_budget``.
 Nothing a model does makes ``run`` raise: bad format and tool failures go back to it as
 observations. ``strategy="react"`` speaks the text protocol (chapter 02); ``"native"`` passes
 tool schemas to the backend and reads ``Completion.tool_calls``. With ``constrained`` (on wherever
@@ -31,6 +32,7 @@ from typing import Any, Iterable
 
 from ..errors import FormatError, StateError
 from ..llm import Completion, Message, Usage
+from ..grammar import answer_grammar
 from ..react import (STOP, FinalAnswer, few_shot_messages, format_help, loads_lenient, parse, prompt_messages,
                      react_grammar)
 from ..tools import Tool, ToolRegistry
@@ -52,6 +54,7 @@ class _Run:
     usage: Usage = field(default_factory=Usage)
     format_errors: int = 0                               # consecutive
     repeats: int = 0
+    answer_now: bool = False                             # after a repeated call: the next reply must answer
     seen: dict[tuple, str] = field(default_factory=dict)  # (tool, input) -> first observation
     calls: int = 0                                       # model calls made for the step in progress
     result: RunResult | None = None
@@ -141,6 +144,7 @@ class Agent:
             step.usage, step.latency = completion.usage, completion.latency
         step.started, step.model_calls, step.duration = started, r.calls, time.perf_counter() - t0
         r.calls = 0
+        r.answer_now = r.answer_now and step.kind == "action" and any(u.error == "repeated_action" for u in step.tool_uses)
         r.steps.append(step)
         self._emit(ev.StepFinished(record=step), index)
         if reason := self.stop_reason():  # finish now, so `finished` and `last_result` are right after a step
@@ -176,7 +180,7 @@ class Agent:
             out += s.to_messages(results if self.config.recap_results else ())
             results += [u.observation for u in s.tool_uses if u.ok and s.kind == "action"]
         if not self._react and out[-1].role == "tool":
-            out.append(native_reminder(r.question, results if self.config.recap_results else []))
+            out.append(native_reminder(r.question, results if self.config.recap_results else [], r.answer_now))
         return out
 
     def ask_model(self) -> Completion | None:
@@ -204,11 +208,19 @@ class Agent:
         return can if wanted is None else bool(wanted) and can
 
     def grammar(self) -> str | None:
-        """The GBNF a reply must follow, or None (not constrained, or no way to say it for this backend)."""
+        """The GBNF a reply must follow, or None (not constrained, or no way to say it for this backend).
+
+        After a repeated call the next reply may only be an answer: measured on the 0.5B model, a repeat
+        means it has what it needs but cannot leave the call format (native: 11 of 11 everyday tasks ended
+        in ``repeated_action`` with no answer, each repeat a call whose result it already had).
+        """
         if not self.constrained:
             return None
+        answer_only = self._run is not None and self._run.answer_now
         if self._react:
-            return react_grammar(self.tools)
+            return react_grammar([] if answer_only else self.tools)
+        if answer_only:
+            return answer_grammar()
         native = getattr(self.llm, "tool_call_grammar", None)  # the call syntax is the backend's own
         return native(self.tools.schemas()) if callable(native) else None
 
@@ -249,14 +261,16 @@ class Agent:
         return Step(index, "format_error", reply, error=error, feedback=feedback, native=not self._react)
 
     def _act(self, r: _Run, index: int, name: str, args: dict | str) -> ToolUse:
-        """Run a tool, unless it is a repeat: then warn instead (a second repeat stops the run)."""
+        """Run a tool, unless it is a repeat (with ``repeat_guard``): then warn instead (a second repeat stops the run)."""
         tool = self.tools.get(name)
         key = (tool.name if tool else name.strip().lower(), json.dumps(args, sort_keys=True, ensure_ascii=False))
         self._emit(ev.ToolStarted(name=name, args=args), index)
-        if key in r.seen:
-            r.repeats += 1
-            text = (f"You already called {name} with this input; the result was: {r.seen[key]}\n"
-                    "Do not repeat the same call. Use that result, try a different input, or give the Final Answer.")
+        if self.config.repeat_guard and key in r.seen:  # off: a repeat simply runs again
+            r.repeats, r.answer_now = r.repeats + 1, True
+            # constrained, the next reply can only answer, and a warning here was copied as the answer
+            text = f"{r.seen[key]}\n(Already called: answer with this result.)" if self.constrained else (
+                f"You already called {name} with this input; the result was: {r.seen[key]}\n"
+                "Do not repeat the same call. Use that result, try a different input, or give the Final Answer.")
             use = ToolUse(name, args, False, text, "repeated_action")
         else:
             res = self.tools.call(name, args)

@@ -1,0 +1,144 @@
+"""Run the suite: each task under each agent configuration, one ``TaskOutcome`` per run, saved as it ends.
+
+``EvalConfig`` is one way to run the agent, named in short: ``react+c`` (text ReAct, constrained),
+``native`` (the backend's tool calls, free), and suffixes that switch a part off: ``-examples``
+(no worked examples), ``-recap`` (observations without the earlier results), ``-guard`` (a
+repeated call runs again instead of being refused). ``run_task`` never raises for a task: an
+exception becomes a failed outcome carrying its text. ``evaluate`` appends each outcome to a JSONL
+file as soon as it exists, so an interrupted run keeps what it did.
+
+Deliberately left out: running tasks in parallel (one model, two CPU cores) and retrying a
+failed task.
+
+    >>> parse_configs("react+c,native-guard")[1]
+    EvalConfig(strategy='native', constrained=False, few_shot=True, recap_results=True, repeat_guard=False, max_steps=6)
+"""
+from __future__ import annotations
+
+import datetime
+import json
+import re
+import time
+from dataclasses import asdict, dataclass, field
+from pathlib import Path
+from typing import Any, Callable, Iterable
+
+from ..agent import Agent
+from ..errors import ConfigError
+from ..redaction import redact_text
+from .checks import check_answer, tools_called, trajectory_ok
+from .tasks import Task
+from .toolsets import TaskTools
+
+SUFFIXES = {"-examples": "few_shot", "-recap": "recap_results", "-guard": "repeat_guard"}
+_NAME = re.compile(r"^(react|native)(\+c)?((?:-examples|-recap|-guard)*)$")
+VALID_FORMS = ("react | native, then +c for constrained decoding, then any of -examples -recap -guard "
+               "(each switches that part off), e.g. react+c, native, react+c-examples, react-recap-guard")
+
+
+@dataclass
+class EvalConfig:
+    """One way to run the agent on the suite."""
+    strategy: str = "react"
+    constrained: bool = True
+    few_shot: bool = True
+    recap_results: bool = True
+    repeat_guard: bool = True
+    max_steps: int = 6
+
+    @property
+    def name(self) -> str:
+        off = "".join(s for s, f in SUFFIXES.items() if not getattr(self, f))
+        return f"{self.strategy}{'+c' if self.constrained else ''}{off}"
+
+    def agent_settings(self) -> dict[str, Any]:
+        """The ``AgentConfig`` settings this configuration stands for."""
+        return asdict(self)
+
+    @classmethod
+    def parse(cls, name: str) -> "EvalConfig":
+        """The configuration a short name stands for; ConfigError listing the valid forms otherwise."""
+        m = _NAME.match(name.strip())
+        suffixes = re.findall(r"-[a-z]+", m.group(3)) if m else []
+        if not m or len(suffixes) != len(set(suffixes)):
+            raise ConfigError(f"Unknown configuration {name!r}. Valid forms: {VALID_FORMS}.")
+        return cls(m.group(1), bool(m.group(2)), **{SUFFIXES[s]: False for s in suffixes})
+
+
+def parse_configs(names: str | Iterable[str]) -> list[EvalConfig]:
+    """Configurations from ``"react+c,native"`` (or a list of names)."""
+    names = [n for n in (names.split(",") if isinstance(names, str) else names) if n.strip()]
+    if not names:
+        raise ConfigError(f"No configuration given. Valid forms: {VALID_FORMS}.")
+    return [EvalConfig.parse(n) for n in names]
+
+
+@dataclass
+class TaskOutcome:
+    """What one task under one configuration came to (``error``: the exception that ended it, if any)."""
+    task_id: str
+    kind: str
+    lang: str
+    config: str
+    answer: str | None = None
+    success: bool = False
+    trajectory_ok: bool = False
+    tools_called: list[str] = field(default_factory=list)
+    steps: int = 0
+    prompt_tokens: int = 0
+    completion_tokens: int = 0
+    latency: float = 0.0
+    stop_reason: str = "error"
+    error: str | None = None
+    run: str = ""  # when the evaluation began: outcomes of several runs can share a file
+
+    def to_dict(self) -> dict[str, Any]:
+        return asdict(self)
+
+
+def run_task(llm: Any, task: Task, config: EvalConfig, tools_for: Callable[[str], Any]) -> TaskOutcome:
+    """Run ``task`` under ``config``; whatever happens, a ``TaskOutcome`` comes back."""
+    outcome = TaskOutcome(task.id, task.kind, task.lang, config.name)
+    t0 = time.perf_counter()
+    try:
+        result = Agent(llm, tools_for(task.tools), **config.agent_settings()).run(task.question)
+        answer = redact_text(result.answer) if result.answer is not None else None
+        outcome.answer, outcome.stop_reason, outcome.steps = answer, result.stop_reason, len(result.steps)
+        outcome.success = check_answer(answer, task.checker)
+        outcome.trajectory_ok = trajectory_ok(result, task.checker)
+        outcome.tools_called = tools_called(result)
+        outcome.prompt_tokens, outcome.completion_tokens = result.usage.prompt_tokens, result.usage.completion_tokens
+    except Exception as e:  # noqa: BLE001 - one broken task must not end a run of hundreds
+        outcome.error = redact_text(f"{type(e).__name__}: {e}")
+    outcome.latency = round(time.perf_counter() - t0, 3)
+    return outcome
+
+
+def progress_line(outcome: TaskOutcome, done: int, total: int) -> str:
+    """One line per finished task: verdicts, stop reason, id and the start of the answer."""
+    said = " ".join(str(outcome.error or outcome.answer).split())[:80]
+    return (f"[{done}/{total}] {outcome.config:<10} {'ok ' if outcome.success else 'BAD'} "
+            f"{'path-ok ' if outcome.trajectory_ok else 'path-BAD'} {outcome.stop_reason:<15} "
+            f"{outcome.task_id:<18} {outcome.latency:5.1f} s  {said}")
+
+
+def evaluate(llm: Any, tasks: list[Task], configs: list[EvalConfig], out: str | Path | None = None,
+             progress: Callable[[str], Any] | None = print, tools_for: Callable[[str], Any] | None = None
+             ) -> list[TaskOutcome]:
+    """Every task under every configuration (configuration by configuration); each outcome is appended to
+    ``out`` (JSONL) and reported to ``progress`` the moment it exists."""
+    tools_for = tools_for or TaskTools()
+    run, outcomes, total = datetime.datetime.now().isoformat(timespec="seconds"), [], len(tasks) * len(configs)
+    if out is not None:
+        Path(out).parent.mkdir(parents=True, exist_ok=True)
+    for config in configs:
+        for task in tasks:
+            outcome = run_task(llm, task, config, tools_for)
+            outcome.run = run
+            outcomes.append(outcome)
+            if out is not None:
+                with open(out, "a", encoding="utf-8") as f:  # opened per line: a killed run loses no line
+                    f.write(json.dumps(outcome.to_dict(), ensure_ascii=False) + "\n")
+            if progress is not None:
+                progress(progress_line(outcome, len(outcomes), total))
+    return outcomes
