@@ -193,6 +193,8 @@ class OpenAIChat:
     server (``handmade-agent serve``, Ollama, vLLM on this machine) needs no key.
     ``grammar=True`` says the server takes a GBNF ``grammar`` field (llama.cpp's does): constrained
     decoding is then sent; otherwise a grammar is not sent and the agent parses and repairs.
+    ``tool_choice`` ("auto", "none", "required" or ``{"type": "function", "function": {"name": X}}``)
+    is sent as given, and only when given: the provider (or the course's server) enforces it.
 
         >>> llm = OpenAIChat(base_url="http://127.0.0.1:8080/v1", model="qwen")  # doctest: +SKIP
     """
@@ -230,7 +232,8 @@ class OpenAIChat:
 
     def complete(self, messages: Sequence[MessageLike], *, stop: Sequence[str] | None = None,
                  tools: list[dict] | None = None, temperature: float | None = None,
-                 max_tokens: int | None = None, grammar: str | None = None) -> Completion:
+                 max_tokens: int | None = None, grammar: str | None = None,
+                 tool_choice: str | dict | None = None) -> Completion:
         import openai
 
         from .errors import ConfigError, LLMError
@@ -240,6 +243,8 @@ class OpenAIChat:
             kwargs["stop"] = list(stop)[:4]  # the OpenAI API accepts at most four
         if tools:
             kwargs["tools"] = tools
+        if tool_choice is not None:
+            kwargs["tool_choice"] = tool_choice
         if max_tokens:
             kwargs["max_tokens"] = max_tokens
         if self.seed is not None:

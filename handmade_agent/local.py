@@ -125,7 +125,9 @@ class LocalLLM:
     """The local GGUF model behind the package's ``LLM`` interface.
 
     ``grammar`` (GBNF) constrains a reply (llama.cpp grammar sampling); ``tool_call_grammar(tools)``
-    writes the one for native tool calls in this model's own ``<tool_call>`` format.
+    writes the one for native tool calls in this model's own ``<tool_call>`` format. ``tool_choice``
+    (OpenAI's: "auto", "none", "required" or ``{"type": "function", "function": {"name": X}}``) is
+    implemented with that grammar when tools are given and no ``grammar`` is (an explicit grammar wins).
 
     ``reuse_prefix=False`` clears the KV cache before every call and skips the
     disk (only for measuring what the reuse saves). ``prefix_cache`` is a
@@ -236,10 +238,11 @@ class LocalLLM:
         """The exact prompt text the model sees (the GGUF's own chat template)."""
         return self._format(messages=[_template_message(m) for m in messages], tools=tools).prompt
 
-    def tool_call_grammar(self, tools: list[dict]) -> str:
-        """GBNF for this model's native tool calls: one ``<tool_call>`` to a real tool with valid arguments, or text."""
+    def tool_call_grammar(self, tools: list[dict], choice: Any = "auto") -> str:
+        """GBNF for this model's native tool calls (``<tool_call>`` to real tools with valid arguments) or text;
+        ``choice`` is OpenAI's ``tool_choice`` (see ``grammar.tool_call_grammar``)."""
         from .grammar import tool_call_grammar
-        return tool_call_grammar(tools)
+        return tool_call_grammar(tools, choice)
 
     def _grammar(self, gbnf: str) -> Any:
         """The parsed grammar for ``gbnf``, kept per text (an agent sends the same one at every step)."""
@@ -257,7 +260,13 @@ class LocalLLM:
 
     def complete(self, messages: Sequence[MessageLike], *, stop: Sequence[str] | None = None,
                  tools: list[dict] | None = None, temperature: float | None = None,
-                 max_tokens: int | None = None, grammar: str | None = None) -> Completion:
+                 max_tokens: int | None = None, grammar: str | None = None,
+                 tool_choice: str | dict | None = None) -> Completion:
+        if tool_choice is not None and not grammar and (tools or tool_choice not in ("auto", "none")):
+            try:
+                grammar = self.tool_call_grammar(tools or [], tool_choice)
+            except ValueError as e:  # e.g. a name no offered tool has: the caller's mistake, said plainly
+                raise LLMError(f"Cannot follow tool_choice: {e}") from None
         prompt = self.format_prompt(messages, tools)
         tokens = self._tokens(prompt)  # what create_completion would make of the text (this model adds no BOS)
         n_prompt = len(tokens)

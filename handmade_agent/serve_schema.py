@@ -3,8 +3,10 @@
 ``chat_request(body)`` turns a parsed JSON body into keyword arguments for ``LLM.complete`` or raises
 ``BadRequest`` with one short sentence (the server answers 400 with it; never a traceback). Checked:
 the shapes the ``openai`` client sends (messages with text or text parts, tool calls, ``stop`` as a
-string or list, ``max_tokens``/``max_completion_tokens``, ``temperature``, ``tools``), plus llama.cpp's
-``grammar`` field. Text that cannot be UTF-8 (a lone surrogate) is refused here, not in the tokenizer.
+string or list, ``max_tokens``/``max_completion_tokens``, ``temperature``, ``tools``, ``tool_choice``),
+plus llama.cpp's ``grammar`` field. Text that cannot be UTF-8 (a lone surrogate) is refused here, not in the
+tokenizer. ``tool_choice`` is passed on only when sent (the model enforces it by constraining its reply);
+"required" or a named tool needs ``tools``, and the named tool must be among them.
 
 Deliberately left out: ``n`` > 1, logprobs, response_format, and sampling options the in-process
 model has no use for (``top_p``, ``seed``, ``repeat_penalty``... are accepted and ignored: decoding is
@@ -20,6 +22,7 @@ import uuid
 from typing import Any
 
 from .errors import HandmadeAgentError
+from .grammar import tool_choice_name
 
 ROLES = ("system", "user", "assistant", "tool")
 
@@ -96,9 +99,28 @@ def chat_request(body: Any, max_tokens_limit: int = 4096) -> dict:
         grammar = _text(grammar, "grammar")
     max_tokens = _number(body, "max_tokens", int, 1, max_tokens_limit)
     max_tokens = max_tokens or _number(body, "max_completion_tokens", int, 1, max_tokens_limit)
-    return {"messages": [_message(m, i) for i, m in enumerate(msgs)], "stop": [_text(s, "stop") for s in stop or []],
-            "tools": tools or None, "temperature": _number(body, "temperature", float, 0, 2),
-            "max_tokens": max_tokens, "grammar": grammar or None}
+    kwargs = {"messages": [_message(m, i) for i, m in enumerate(msgs)], "stop": [_text(s, "stop") for s in stop or []],
+              "tools": tools or None, "temperature": _number(body, "temperature", float, 0, 2),
+              "max_tokens": max_tokens, "grammar": grammar or None}
+    choice = body.get("tool_choice")
+    if choice is not None:  # only when sent: a model without the keyword still serves every other request
+        kwargs["tool_choice"] = _tool_choice(choice, tools or [])
+    return kwargs
+
+
+def _tool_choice(choice: Any, tools: list) -> Any:
+    """``tool_choice`` checked against the tools of the request (raises BadRequest)."""
+    try:
+        name = tool_choice_name(choice)
+    except ValueError as e:
+        raise BadRequest(str(e)) from None
+    functions = [t.get("function", t) for t in tools]
+    offered = [f.get("name") for f in functions if isinstance(f, dict)]
+    if (choice == "required" or name is not None) and not offered:
+        raise BadRequest("tool_choice 'required' or a named tool needs tools in the request")
+    if name is not None and name not in offered:
+        raise BadRequest(f"tool_choice names {name[:100]!r}, which is not among the request's tools")
+    return choice
 
 
 def chat_response(completion: Any, model: str) -> dict:

@@ -73,3 +73,21 @@ def test_unreachable_server_is_one_clear_error():
     llm = OpenAIChat("m", base_url=f"http://127.0.0.1:{port}/v1", max_retries=0, timeout=5)
     with pytest.raises(LLMError, match=r"Cannot reach the model server .* `handmade-agent serve`"):
         llm.complete([Message("user", "hi")])
+
+
+def test_openai_chat_sends_tool_choice_only_when_given():
+    llm = OpenAIChat("m", base_url="http://127.0.0.1:9/v1")
+    llm._model_checked = True
+    sent: list[dict] = []
+
+    class Reply:  # the shape of the SDK's ChatCompletion that complete() reads
+        model, usage = "m", None
+        choices = [type("Choice", (), {"finish_reason": "stop",
+                                       "message": type("Msg", (), {"content": "ok", "tool_calls": None})()})()]
+
+    llm._client.chat.completions.create = lambda **kwargs: sent.append(kwargs) or Reply()
+    tools = [{"type": "function", "function": {"name": "f", "parameters": {"type": "object"}}}]
+    for choice in ("none", "required", {"type": "function", "function": {"name": "f"}}, None):
+        assert llm.complete([Message("user", "hi")], tools=tools, tool_choice=choice).text == "ok"
+    assert [k.get("tool_choice", "-") for k in sent] == ["none", "required", {"type": "function", "function": {"name": "f"}}, "-"]
+    assert all(k["tools"] == tools for k in sent)

@@ -195,3 +195,64 @@ def test_an_unexpected_failure_is_a_json_500_without_a_traceback():
     llm.model = "fake"
     r = client(llm).post("/v1/chat/completions", json=HI)
     assert r.status_code == 500 and r.json()["error"]["message"] == "Internal error (ZeroDivisionError)."
+
+
+class RecordingLLM:
+    """A fake model that records the keywords each request was turned into."""
+    model = "fake"
+
+    def __init__(self):
+        self.kwargs: list[dict] = []
+
+    def complete(self, messages, **kwargs) -> Completion:
+        self.kwargs.append(kwargs)
+        return Completion("晴", [], Usage(3, 1), 0.0, self.model, "stop")
+
+
+WEATHER_TOOL = {"type": "function", "function": {"name": "get_weather", "parameters": {
+    "type": "object", "properties": {"city": {"type": "string"}}, "required": ["city"]}}}
+
+
+@pytest.mark.parametrize("choice", ["auto", "none", "required", {"type": "function", "function": {"name": "get_weather"}}])
+def test_tool_choice_is_passed_to_the_model(choice):
+    llm = RecordingLLM()
+    r = client(llm).post("/v1/chat/completions", json={**HI, "tools": [WEATHER_TOOL], "tool_choice": choice})
+    assert r.status_code == 200, r.text
+    assert llm.kwargs[0]["tool_choice"] == choice and llm.kwargs[0]["tools"] == [WEATHER_TOOL]
+
+
+def test_no_tool_choice_sends_no_keyword_so_any_model_still_serves():
+    llm = RecordingLLM()
+    assert client(llm).post("/v1/chat/completions", json={**HI, "tools": [WEATHER_TOOL]}).status_code == 200
+    assert "tool_choice" not in llm.kwargs[0]
+
+
+@pytest.mark.parametrize("extra, says", [
+    ({"tool_choice": "sometimes", "tools": [WEATHER_TOOL]}, "tool_choice must be one of"),
+    ({"tool_choice": {"type": "function", "function": {}}, "tools": [WEATHER_TOOL]}, "tool_choice must be one of"),
+    ({"tool_choice": 3, "tools": [WEATHER_TOOL]}, "tool_choice must be one of"),
+    ({"tool_choice": "required"}, "needs tools"),
+    ({"tool_choice": {"type": "function", "function": {"name": "get_weather"}}}, "needs tools"),
+    ({"tool_choice": {"type": "function", "function": {"name": "book_flight"}}, "tools": [WEATHER_TOOL]},
+     "not among the request's tools"),
+])
+def test_a_tool_choice_the_request_cannot_have_is_400(extra, says):
+    llm = RecordingLLM()
+    r = client(llm).post("/v1/chat/completions", json={**HI, **extra})
+    assert r.status_code == 400 and says in r.json()["error"]["message"], r.text
+    assert llm.kwargs == []  # refused before the model was asked
+
+
+def test_openai_chat_sends_tool_choice_through_the_real_client_to_the_server():
+    import openai
+
+    from handmade_agent.llm import OpenAIChat
+    llm = RecordingLLM()
+    chat = OpenAIChat("fake", base_url="http://127.0.0.1:9/v1")
+    chat._client = openai.OpenAI(api_key="none", base_url="http://testserver/v1", http_client=client(llm),
+                                 max_retries=0)  # the real SDK, the app in process: nothing leaves this machine
+    choice = {"type": "function", "function": {"name": "get_weather"}}
+    assert chat.complete([{"role": "user", "content": "北京明天天气怎么样？"}], tools=[WEATHER_TOOL],
+                         tool_choice=choice).text == "晴"
+    chat.complete([{"role": "user", "content": "hi"}], tools=[WEATHER_TOOL])
+    assert llm.kwargs[0]["tool_choice"] == choice and "tool_choice" not in llm.kwargs[1]
