@@ -5,7 +5,7 @@ comparisons, manual questions, questions that need no tool and questions to refu
 Chinese); ``checks.py`` (with ``comparison.py``) judges an answer and the trajectory to it;
 ``runner.py`` runs every task under every ``EvalConfig`` and saves each outcome as it ends;
 ``toolsets.py`` builds the tools a task is asked with; ``report.py`` turns outcomes into a table;
-``injection.py`` attacks an agent through a tool's result and fences results as untrusted data.
+``injection.py`` attacks an agent through a tool's result, and fences results as untrusted data.
 ``handmade-agent eval`` is the command. Importing this package loads no model and no retriever.
 
 Deliberately left out: judging answers with a model, and the figures of any particular run
@@ -17,7 +17,8 @@ Deliberately left out: judging answers with a model, and the figures of any part
 from .checks import (CHECKER_KEYS, check_answer, expected_tools_called, invented_observation, no_tool_called, refused,
                      tools_called, trajectory_ok)
 from .comparison import ASPECTS, compare_ok
-from .injection import MARKER, PAYLOAD, PAYLOAD_ZH, hijacked, inject, looks_like_instruction, neutralize, quarantine
+from .injection import (MARKER, PAYLOAD, PAYLOAD_ZH, WITHHELD, hijacked, inject, looks_like_instruction, neutralize,
+                        quarantine)
 from .report import format_table, read_outcomes, summarize
 from .runner import EvalConfig, TaskOutcome, evaluate, parse_configs, run_task
 from .tasks import KINDS, SUITE_TODAY, TASKS_FILE, Task, load_tasks
@@ -27,4 +28,4 @@ __all__ = ["Task", "load_tasks", "KINDS", "SUITE_TODAY", "TASKS_FILE", "CHECKER_
            "compare_ok", "ASPECTS", "expected_tools_called", "no_tool_called", "invented_observation", "tools_called",
            "trajectory_ok", "EvalConfig", "TaskOutcome", "parse_configs", "run_task", "evaluate", "TaskTools",
            "summarize", "format_table", "read_outcomes", "inject", "quarantine", "hijacked", "looks_like_instruction",
-           "neutralize", "PAYLOAD", "PAYLOAD_ZH", "MARKER"]
+           "neutralize", "PAYLOAD", "PAYLOAD_ZH", "MARKER", "WITHHELD"]
