@@ -7,6 +7,8 @@ PYTHON ?= python3
 VENV   := .venv
 BIN    := $(VENV)/bin
 STAMP  := $(VENV)/.installed
+# a student's install for a room server: no compiler, no llama-cpp-python, no model file
+CLIENT := .venv-client
 # A portable CPU build of llama.cpp: -march=native would pick up AMX/AVX-512 paths that some
 # sandboxed CPUs advertise but do not allow, which crashes at the first token.
 LLAMA_CMAKE_ARGS := -DGGML_NATIVE=OFF -DGGML_AVX=ON -DGGML_AVX2=ON -DGGML_FMA=ON -DGGML_F16C=ON -DGGML_AVX512=OFF -DGGML_AMX_TILE=OFF -DGGML_AMX_INT8=OFF -DGGML_AMX_BF16=OFF
@@ -16,7 +18,7 @@ LLAMA_PIN := llama-cpp-python==0.3.36
 LLAMA_WHEELS := $(HOME)/.cache/handmade-agent/wheels/$(shell echo "$(LLAMA_PIN) $(LLAMA_CMAKE_ARGS)" | sha256sum | cut -c1-16)
 NBVAL  := --nbval --nbval-current-env --nbval-sanitize-with tests/nbval_sanitize.cfg --nbval-cell-timeout=900
 
-.PHONY: setup setup-client demo test unit notebooks lab student-edition wheelhouse clean
+.PHONY: setup setup-client demo test unit notebooks served-notebooks lab student-edition wheelhouse clean
 
 $(STAMP): pyproject.toml
 	$(PYTHON) -m venv $(VENV)
@@ -39,6 +41,17 @@ setup-client:
 	$(BIN)/python -m pip install --quiet torch==2.13.0
 	$(BIN)/python -m pip install --quiet -e ".[client]"
 
+$(CLIENT)/.installed: pyproject.toml
+	$(PYTHON) -m venv $(CLIENT)
+	$(CLIENT)/bin/python -m pip install --quiet --upgrade pip
+	$(CLIENT)/bin/python -m pip install --quiet torch==2.13.0
+	$(CLIENT)/bin/python -m pip install --quiet -e ".[client]"
+	touch $@
+
+# the agent notebooks again, as a classroom runs them: the client install above against `handmade-agent serve`
+served-notebooks: setup $(CLIENT)/.installed
+	$(BIN)/python tests/served_notebooks.py $(CLIENT)/bin/python
+
 # For a classroom without internet: every wheel (the compiled llama-cpp-python for this platform included)
 # and the model file in wheelhouse/; students install with the two lines in docs/instructor.md.
 wheelhouse: $(STAMP)
@@ -53,8 +66,9 @@ wheelhouse: $(STAMP)
 demo: setup
 	$(BIN)/handmade-agent demo
 
-test: setup
+test: setup $(CLIENT)/.installed
 	$(BIN)/python -m pytest -p no:cacheprovider tests notebooks $(NBVAL)
+	$(BIN)/python tests/served_notebooks.py $(CLIENT)/bin/python
 
 unit: setup
 	$(BIN)/python -m pytest -p no:cacheprovider -m "not model and not browser" tests
@@ -70,4 +84,4 @@ student-edition:
 	PYTHONPATH=. $(PYTHON) -m handmade_agent.teaching student notebooks/*.ipynb
 
 clean:
-	rm -rf $(VENV) student
+	rm -rf $(VENV) $(CLIENT) student

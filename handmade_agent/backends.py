@@ -17,13 +17,38 @@ mixing backends in one notebook.
 from __future__ import annotations
 
 import os
-from typing import Any
+from typing import Any, Callable
 
-from .llm import ENV_BASE_URL, ENV_MODEL, OpenAIChat
+from .llm import ENV_BASE_URL, ENV_MODEL, OpenAIChat, estimate_tokens
+
+
+ENV_GRAMMAR = "HANDMADE_AGENT_GRAMMAR"
 
 
 def using_server() -> bool:
     return bool(os.environ.get(ENV_BASE_URL, "").strip())
+
+
+def server_takes_grammar(model: str) -> bool:
+    """Send GBNF grammars to the server? ``HANDMADE_AGENT_GRAMMAR=1``/``0`` decides; unset, only the
+    course's own server (the one that answers to the course model's name) is trusted to take them, so
+    a served notebook constrains its agent exactly as the in-process one does. Most providers reject
+    the field.
+
+        >>> server_takes_grammar("qwen2.5-coder-0.5b-instruct"), server_takes_grammar("deepseek-chat")
+        (True, False)
+    """
+    from .errors import ConfigError
+    from .local import MODEL_ID
+    said = os.environ.get(ENV_GRAMMAR, "").strip().lower()
+    if not said:
+        return model == MODEL_ID
+    if said in ("1", "true", "yes", "on"):
+        return True
+    if said in ("0", "false", "no", "off"):
+        return False
+    raise ConfigError(f"{ENV_GRAMMAR}={said!r} is neither 1 nor 0: set 1 if the server takes llama.cpp's "
+                      f"'grammar' field (the course's server and llama.cpp's do), 0 if not, or unset it.")
 
 
 def course_llm(**local_settings: Any) -> Any:
@@ -31,11 +56,13 @@ def course_llm(**local_settings: Any) -> Any:
 
     ``local_settings`` (``n_ctx``, ``max_tokens``...) apply to the in-process model only; a server
     keeps its own. The served model's name comes from ``HANDMADE_AGENT_MODEL`` (the course's
-    server answers to ``qwen2.5-coder-0.5b-instruct``, the default here).
+    server answers to ``qwen2.5-coder-0.5b-instruct``, the default here); grammars are sent when
+    ``server_takes_grammar`` says so.
     """
     if using_server():
         from .local import MODEL_ID
-        return OpenAIChat(os.environ.get(ENV_MODEL) or MODEL_ID)
+        model = os.environ.get(ENV_MODEL) or MODEL_ID
+        return OpenAIChat(model, grammar=server_takes_grammar(model))
     from .local import LocalLLM
     return LocalLLM(**local_settings)
 
@@ -53,3 +80,16 @@ def needs_local(llm: Any, why: str) -> bool:
         return True
     print(f"(skipped on {type(llm).__name__}: this cell needs the in-process local model, because {why})")
     return False
+
+
+def token_counter(llm: Any = None) -> Callable[[str], int]:
+    """The model's own tokenizer where the backend offers one (in-process, or a server with a tokenize
+    route such as the course's), else the ~4-characters-per-token ``estimate_tokens``.
+
+        >>> token_counter(None) is estimate_tokens
+        True
+    """
+    count = getattr(llm, "count_tokens", None)
+    if count is None or not getattr(llm, "can_count_tokens", True):
+        return estimate_tokens
+    return count

@@ -222,6 +222,7 @@ class OpenAIChat:
         # llama.cpp's server (and llama_cpp.server) accept a GBNF "grammar" field; most providers reject it
         self.supports_grammar = grammar
         self._model_checked = False
+        self._can_count: bool | None = None
         import openai  # heavy: imported only when a client is built
         self._secrets = [key]  # masked in every error message this client builds
         self._client = openai.OpenAI(api_key=key, base_url=self.base_url, timeout=timeout,
@@ -286,6 +287,43 @@ class OpenAIChat:
         usage = Usage(u.prompt_tokens or 0, u.completion_tokens or 0) if u else Usage()
         return Completion(choice.message.content or "", calls, usage, latency, r.model or self.model,
                           choice.finish_reason or "stop")
+
+    def count_tokens(self, text: str) -> int:
+        """Tokens in ``text`` by the served model's own tokenizer, for a server with a tokenize route (the
+        course's ``handmade-agent serve`` has ``POST /extras/tokenize``); ``can_count_tokens`` says if it has one."""
+        from .errors import ConfigError, LLMError
+        import httpx  # a dependency of openai
+        where = self.base_url or "api.openai.com"
+        if self.base_url is None:
+            raise ConfigError(f"{where} does not count tokens for clients: use estimate_tokens instead.")
+        root = re.sub(r"/v1/?$", "", self.base_url.rstrip("/"))
+        try:
+            r = httpx.post(f"{root}/extras/tokenize", json={"input": text}, timeout=30.0,
+                           headers={"Authorization": f"Bearer {self._secrets[0]}"})
+        except httpx.HTTPError as e:
+            raise LLMError(f"Cannot reach the model server at {where} ({type(e).__name__}). Is it running?") from None
+        if r.status_code in (404, 405):
+            raise ConfigError(f"The server at {where} has no tokenize route (only `handmade-agent serve` has one): "
+                              f"count with estimate_tokens instead.")
+        if r.status_code != 200:
+            raise LLMError(mask_secrets(f"The server at {where} answered {r.status_code} to tokenize: {r.text[:200]}",
+                                        self._secrets))
+        tokens = r.json().get("tokens") if "json" in r.headers.get("content-type", "") else None
+        if not isinstance(tokens, list):
+            raise LLMError(f"The server at {where} answered tokenize without a token list.")
+        return len(tokens)
+
+    @property
+    def can_count_tokens(self) -> bool:
+        """Does the server count tokens (asked once, with an empty text)?"""
+        if self._can_count is None:
+            from .errors import HandmadeAgentError
+            try:
+                self.count_tokens("")
+                self._can_count = True
+            except HandmadeAgentError:
+                self._can_count = False
+        return self._can_count
 
     def _check_model(self, where: str) -> None:
         """Some servers (llama.cpp's among them) silently answer with another model when the name is

@@ -29,6 +29,7 @@ from __future__ import annotations
 from dataclasses import dataclass, field
 from typing import Any, Callable, ClassVar, Iterable, Sequence
 
+from ..backends import token_counter as backend_counter
 from ..errors import StateError
 from ..llm import Message, MessageLike, as_message, estimate_tokens
 
@@ -38,8 +39,8 @@ POLICIES = ("answers", "transcript")
 
 
 def token_counter(llm: Any = None) -> Counter:
-    """The model's tokenizer (``llm.count_tokens``) if it has one, else ``estimate_tokens``."""
-    return getattr(llm, "count_tokens", None) or estimate_tokens
+    """The model's tokenizer if its backend has one (``backends.token_counter``), else ``estimate_tokens``."""
+    return backend_counter(llm)
 
 
 def message_tokens(m: Message, count: Counter = estimate_tokens) -> int:
@@ -110,7 +111,7 @@ class ConversationMemory:
         self.max_turns, self.max_tokens, self.policy = max_turns, max_tokens, policy
         self.llm = llm
         self.count: Counter = count_tokens or token_counter(llm)
-        self.tokenizer = "model" if (count_tokens or getattr(llm, "count_tokens", None)) else "estimate"
+        self.tokenizer = "estimate" if self.count is estimate_tokens else "model"
         self.pinned: list[Message] = [Message("system", system)] if system else []
         self.turns: list[list[Message]] = []
 

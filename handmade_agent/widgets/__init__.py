@@ -6,8 +6,9 @@ Each panel also renders a static HTML form, so a committed notebook shows someth
 """
 from .chunks import ChunkViewer
 from .debugger import StepDebugger
+from .fonts import use_cjk_font
 from .memory import MemoryPanel
 from .retrieval import RetrievalPanel
 from .trace import TracePanel
 
-__all__ = ["TracePanel", "StepDebugger", "MemoryPanel", "RetrievalPanel", "ChunkViewer"]
+__all__ = ["TracePanel", "StepDebugger", "MemoryPanel", "RetrievalPanel", "ChunkViewer", "use_cjk_font"]
