@@ -2,8 +2,8 @@
 
 llama.cpp can restrict decoding to a grammar (GBNF). ``argument_rules(schemas, prefix)``
 turns each tool's JSON Schema into a rule (``<prefix>0``, ``<prefix>1``, ...) for a JSON
-object valid for that schema, all in one rule set (llama-cpp-python's ``SchemaConverter``;
-shared rules such as ``string`` are written once). ``literal`` quotes text for GBNF.
+object valid for that schema, all in one rule set (``json_grammar``, no llama.cpp needed, so a
+client of a server builds the same grammar; shared rules such as ``string`` are written once). ``literal`` quotes text for GBNF.
 ``tool_call_grammar(tools)`` is the grammar for Qwen's native tool calls: one to four
 calls in ``<tool_call>`` tags (or one bare call) with a real tool name and schema-valid arguments, or a plain-text answer
 (so "no tool fits" stays possible). ``tool_call_grammar(tools, choice)`` also implements OpenAI's
@@ -25,13 +25,10 @@ import json
 from functools import lru_cache
 from typing import Any, Sequence
 
+from .json_grammar import literal, schema_rules
+
 # an answer in plain text may not start like a tool call, or the constraint would be a sieve
 TEXT_ANSWER = 'text ::= [^<{`\\n ] [^\\x00]*'
-
-
-def literal(text: str) -> str:
-    """``text`` as a GBNF string literal."""
-    return json.dumps(text, ensure_ascii=False)
 
 
 def tool_parameters(tool: Any) -> tuple[str, dict]:
@@ -52,12 +49,7 @@ def _closed(schema: dict) -> dict:
 
 def argument_rules(schemas: Sequence[dict], prefix: str) -> str:
     """GBNF rules ``<prefix>0`` .. ``<prefix>N-1``: a JSON object valid for each schema (rules joined by lines)."""
-    from llama_cpp.llama_grammar import SchemaConverter  # heavy: only when a grammar is built
-    converter = SchemaConverter(prop_order={}, allow_fetch=False, dotall=False, raw_pattern=False)
-    for i, schema in enumerate(schemas):
-        schema = converter.resolve_refs(_closed(schema), f"{prefix}{i}")
-        converter.visit(schema, f"{prefix}{i}")
-    return converter.format_grammar()
+    return schema_rules([_closed(s) for s in schemas], prefix)
 
 
 def answer_grammar() -> str:
