@@ -1,7 +1,8 @@
-"""nbval on a server: a cell tagged ``local-only`` shows the in-process model's internals (its chat
-template, tokenizer, KV cache, token probabilities). With ``HANDMADE_AGENT_BASE_URL`` set it prints
-why it skips instead, so its committed output (from the in-process run) is not compared; it must
-still run without an error. In-process, every cell is compared as usual."""
+"""nbval on a server: a cell tagged ``local-only`` prints what only the in-process model shows (its chat
+template, tokenizer, KV cache, token probabilities, its own wording of an error). With
+``HANDMADE_AGENT_BASE_URL`` set such a cell skips or words things the server's way, so its committed
+output (from the in-process run) is not compared; it must still run without an error. In-process,
+every cell is compared as usual."""
 from __future__ import annotations
 
 import os
