@@ -19,7 +19,8 @@ import urllib.request
 from pathlib import Path
 
 ROOT = Path(__file__).resolve().parents[1]
-NOTEBOOKS = ["notebooks/01_tools.ipynb", "notebooks/03_agent_loop.ipynb", "notebooks/06_rag.ipynb"]
+NOTEBOOKS = ["notebooks/01_tools.ipynb", "notebooks/02_react_parser.ipynb", "notebooks/03_agent_loop.ipynb",
+             "notebooks/04_observer.ipynb", "notebooks/05_memory.ipynb", "notebooks/06_rag.ipynb"]
 NBVAL = ["--nbval", "--nbval-current-env", "--nbval-sanitize-with", "tests/nbval_sanitize.cfg",
          "--nbval-cell-timeout=900"]
 
