@@ -1,4 +1,4 @@
-"""Course helpers: show a package object's source, check exercises, make a student edition.
+"""Course helpers: show a package object's source, check a claim or an exercise, make a student edition.
 
 The notebooks build a small version of each component by hand and then use
 the finished one from the package; ``show_source`` displays the finished code
@@ -8,6 +8,8 @@ Exercise cells are tagged ``solution``. ``student_edition`` replaces their
 code with a stub, keeps the checker cell after them and every other output, and
 folds interview answers away.
 
+    >>> check("2 + 2 is 4", 2 + 2 == 4)
+    ✓ 2 + 2 is 4
     >>> check_exercise("double", lambda x: 2 * x, [((2,), 4), ((0,), 0)])
     ✓ double: all 2 cases pass
     True
@@ -35,6 +37,18 @@ def show_source(obj: Any) -> None:
     except ImportError:
         pass
     print(src)
+
+
+def check(claim: str, holds: bool, detail: Any = None) -> None:
+    """Print ``✓ claim`` when it holds; raise AssertionError saying what failed when it does not.
+
+    A notebook's assertions are its tests, and they are also part of the lesson: the claim is
+    written as a sentence so the reader sees what was verified, not a bare ``assert``.
+    ``detail`` (the measured value, say) is shown only when the claim fails.
+    """
+    if not holds:
+        raise AssertionError(f"✗ {claim}" + ("" if detail is None else f" (got {detail!r})"))
+    print(f"✓ {claim}")
 
 
 def check_exercise(name: str, candidate: Callable, cases: Iterable[tuple[tuple, Any]],

@@ -64,12 +64,12 @@ def test_follows_the_course_shape(path):
     for i in solutions:  # every solution is followed by a checker
         nxt = next(c for c in cells[i + 1:] if c["cell_type"] == "code")
         src = "".join(nxt["source"])
-        assert "check_exercise" in src or "assert" in src, f"solution cell {i} in {path.name} has no checker"
+        assert any(w in src for w in ("check_exercise", "check(", "assert")), f"solution cell {i} in {path.name} has no checker"
     for i, c in enumerate(cells):  # every ignored output is checked by an assertion (in it or just after it)
         if "nbval-ignore-output" in c.get("metadata", {}).get("tags", []):
             later = [c] + [d for d in cells[i + 1:] if d["cell_type"] == "code"][:2]
-            assert any("assert" in "".join(d["source"]) or "check_exercise" in "".join(d["source"])
-                       for d in later), f"ignored-output cell {i} in {path.name} is not followed by an assertion"
+            assert any(w in "".join(d["source"]) for d in later for w in ("assert", "check_exercise", "check(")
+                       ), f"ignored-output cell {i} in {path.name} is not followed by an assertion"
 
 
 PACKAGE_SOURCE = "\n".join(p.read_text(encoding="utf-8") for p in

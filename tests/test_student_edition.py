@@ -56,3 +56,11 @@ def test_answers_on_the_question_line_and_numbered_questions_fold_too():
     assert folded.count("<details>") == 2
     assert "**Why cache?**\n" in folded and folded.index("Prefill is slow.") > folded.index("<details>")
     assert hide_answers("**面试题一？** 因为预填充很慢。", "答案").count("<summary>答案</summary>") == 1
+
+
+def test_check_prints_the_claim_or_fails_with_it(capsys):
+    from handmade_agent.teaching import check
+    check("two and two make four", 2 + 2 == 4)
+    assert capsys.readouterr().out == "✓ two and two make four\n"
+    with pytest.raises(AssertionError, match=r"✗ the window keeps 3 turns \(got 5\)"):
+        check("the window keeps 3 turns", 5 == 3, detail=5)
