@@ -87,7 +87,7 @@ class _Rules:
 
     def expr(self, schema: Any, name: str) -> str:
         """A GBNF expression for ``schema``: a primitive's name, or a rule made for it."""
-        if not isinstance(schema, dict) or schema is True:
+        if not isinstance(schema, dict):
             return self.primitive("value")
         if "const" in schema:
             return literal(json.dumps(schema["const"], ensure_ascii=False))

@@ -32,7 +32,9 @@ def no_cjk_font(monkeypatch):
 def test_the_first_installed_cjk_family_is_picked_and_added_after_the_latin_fonts(monkeypatch):
     dejavu = next(f for f in font_manager.fontManager.ttflist if f.name == "DejaVu Sans")
     fake = [font_manager.FontEntry(fname=dejavu.fname, name=n) for n in ("SimHei", "WenQuanYi Zen Hei")]
-    monkeypatch.setattr(font_manager.fontManager, "ttflist", font_manager.fontManager.ttflist + fake)
+    latin_only = [f for f in font_manager.fontManager.ttflist if f.name not in fonts.CJK_FAMILIES]
+    monkeypatch.setattr(font_manager.fontManager, "ttflist", latin_only + fake)  # whatever CJK fonts are real here
+    monkeypatch.setattr(fonts, "_scanned", True)
     assert fonts.cjk_font() == "WenQuanYi Zen Hei"  # earlier in CJK_FAMILIES than SimHei
     rc = fonts.cjk_rc()
     assert rc["font.family"] == ["sans-serif", "WenQuanYi Zen Hei"]  # Latin text keeps its usual font

@@ -13,6 +13,7 @@ from .bm25 import BM25
 from .cache import CachedEmbedder, EmbeddingCache, default_cache_dir
 from .chunking import Chunk, chunk_documents, fixed_chunks, split_sentences, structure_chunks
 from .context import attribute, check_citations, citations, cite, format_passages, rag_messages
+from .crosslingual import CrossLingual
 from .documents import Document, EvalItem, load_documents, load_eval, parse_document
 from .embedding import HashingEmbedder, SentenceTransformerEmbedder, default_model_path
 from .multilingual import USEEmbedder
@@ -23,7 +24,7 @@ from .support import Support, check_support
 from .rerank import CrossEncoderReranker, LLMJudgeReranker, Reranker, YesProbabilityReranker
 from .retriever import METHODS, Hit, Retriever
 from .terms import is_cjk, terms
-from .tool import DEFAULT_ALPHA, knowledge_retriever, knowledge_search_tool
+from .tool import DEFAULT_ALPHA, DEFAULT_HUBNESS, knowledge_retriever, knowledge_search_tool
 
 __all__ = [
     "Document", "EvalItem", "load_documents", "load_eval", "parse_document",
@@ -34,4 +35,5 @@ __all__ = [
     "Hit", "Retriever", "METHODS", "Reranker", "CrossEncoderReranker", "LLMJudgeReranker", "YesProbabilityReranker",
     "evaluate", "evaluate_retriever", "table", "EvalReport", "recall_at_k", "reciprocal_rank", "ndcg_at_k",
     "format_passages", "rag_messages", "check_support", "Support", "citations", "check_citations", "attribute", "cite", "knowledge_search_tool", "knowledge_retriever", "DEFAULT_ALPHA",
+    "DEFAULT_HUBNESS", "CrossLingual",
 ]

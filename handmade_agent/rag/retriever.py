@@ -18,10 +18,16 @@ query (``adaptive=True``): an English model that sees a Chinese query as mostly
 (E-17, QF-F120): exact tokens are BM25's strength, and to an embedder "E-17" and
 "E-71" look nearly the same.
 
+``hubness`` > 0 (the agent's default; see ``crosslingual``) lowers the dense score of a chunk in
+another language by how close it sits to many chunks of the query's language, so a fact written
+only in that language is not crowded out by translations of what the query's language already
+says. A ``Hit``'s ``dense`` score is then the corrected cosine.
+
 A query with no letter or digit (emoji, punctuation, NUL bytes, blanks) finds nothing:
 ``search`` returns ``[]`` rather than the chunks nearest to noise.
 
-Deliberately left out: query rewriting, multi-vector documents, incremental adds.
+Deliberately left out: query rewriting, multi-vector documents, incremental adds (the
+cross-lingual correction is computed once, at the first search that needs it).
 
     >>> from handmade_agent.rag.chunking import Chunk
     >>> from handmade_agent.rag.embedding import HashingEmbedder
@@ -33,14 +39,15 @@ from __future__ import annotations
 
 import re
 import time
-from dataclasses import dataclass, field
 from typing import Sequence
 
 import numpy as np
 
 from .bm25 import BM25
 from .chunking import Chunk
+from .crosslingual import CrossLingual
 from .fusion import blend, rrf
+from .hits import Hit
 from .index import VectorIndex, Where, matches, top_k
 from .terms import terms
 
@@ -49,36 +56,13 @@ CODE = re.compile(r"\b[A-Z]{1,3}-[A-Z]?\d+\b")  # fault codes and part numbers: 
 METHODS = ("dense", "bm25", "rrf", "blend", "hybrid", "rerank")
 
 
-@dataclass
-class Hit:
-    """One retrieved chunk, its final score, and each stage's score and rank (1 = best)."""
-    chunk: Chunk
-    score: float
-    method: str
-    scores: dict[str, float] = field(default_factory=dict)
-    ranks: dict[str, int | None] = field(default_factory=dict)
-    matched: list[str] = field(default_factory=list)  # query terms found in the chunk
-
-    @property
-    def id(self) -> str:
-        return self.chunk.id
-
-    @property
-    def text(self) -> str:
-        return self.chunk.text
-
-    def to_dict(self) -> dict:
-        return {"id": self.id, "score": round(self.score, 4), "method": self.method,
-                "scores": {k: round(v, 4) for k, v in self.scores.items()}, "ranks": dict(self.ranks),
-                "heading_path": self.chunk.heading_path, "text": self.text}
-
-
 class Retriever:
     """Search a list of chunks by meaning, by words, or both."""
 
     def __init__(self, chunks: Sequence[Chunk], embedder=None, *, reranker=None, fusion: str = "blend",
                  alpha: float = 0.5, rrf_k: int = 60, candidates: int = 10, adaptive: bool = True,
-                 rerank_top: int = 5, k1: float = 1.5, b: float = 0.75, code_weight: float = 1.0):
+                 rerank_top: int = 5, k1: float = 1.5, b: float = 0.75, code_weight: float = 1.0,
+                 hubness: float = 0.0, hub_k: int = 10):
         if fusion not in ("rrf", "blend"):
             raise ValueError(f"Unknown fusion {fusion!r}; use 'rrf' or 'blend'.")
         ids = [c.id for c in chunks]
@@ -89,6 +73,7 @@ class Retriever:
         self.chunks, self.embedder, self.reranker = list(chunks), embedder, reranker
         self.fusion, self.alpha, self.rrf_k, self.adaptive = fusion, alpha, rrf_k, adaptive
         self.candidates, self.rerank_top, self.code_weight = candidates, rerank_top, code_weight
+        self.hubness, self.hub_k, self._cross = hubness, hub_k, None
         self.timings: dict[str, float] = {}
         t0 = time.perf_counter()
         self.doc_terms = [terms(c.search_text) for c in self.chunks]
@@ -112,7 +97,15 @@ class Retriever:
         if self.index is None:
             raise ValueError("This retriever has no embedder, so only method='bm25' works. "
                              "Pass an embedder (e.g. SentenceTransformerEmbedder()) to use dense search.")
-        return self.index.scores(self.embedder.embed([query])[0])
+        scores = self.index.scores(self.embedder.embed([query])[0])
+        return self.crosslingual.adjust(scores, terms(query), self.hubness) if self.hubness else scores
+
+    @property
+    def crosslingual(self) -> CrossLingual:
+        """Vocabulary and hubness per language of the chunks, built on first use (``hub_k`` neighbours)."""
+        if self._cross is None or self._cross.k != self.hub_k:
+            self._cross = CrossLingual(self.index.vectors, [c.lang for c in self.chunks], self.doc_terms, self.hub_k)
+        return self._cross
 
     def dense_trust(self, query: str) -> float:
         """Weight of the dense side in fusion: the embedder's coverage of the query (1.0 if not adaptive)."""
