@@ -3,6 +3,7 @@
     python benchmarks/kb_tasks.py                 # all tasks of data/kb_tasks.jsonl (slow: the local model)
     python benchmarks/kb_tasks.py --per-kind 2    # a subsample: the first 2 tasks of each kind
     python benchmarks/kb_tasks.py --embedder minilm   # the English-only embedder, to compare
+    python benchmarks/kb_tasks.py --retrieval-only    # no model: is the answer retrievable at all?
 
 Each task (English, Chinese, cross-lingual = the answer is only in the other language's
 documents, table = the answer is one table row) is run by an ``Agent`` with only the
@@ -13,6 +14,9 @@ documents, table = the answer is one table row) is run by an ``Agent`` with only
 * language-correct: a Chinese question gets an answer that is mostly Chinese, an English one
   an answer without Chinese;
 * citation-supported: ``cite`` leaves at least one valid id and ``check_support`` flags no sentence.
+
+A fourth column, measured without the model, separates retrieval from reading: "retrievable" says
+whether the tool's top k for the user's question itself holds a passage with every fact.
 
 Kept apart from benchmarks/agent_tasks.py (prompt variants) so each runs on its own.
 """
@@ -57,6 +61,7 @@ def main() -> None:
     ap.add_argument("--per-kind", type=int, default=0, help="run only the first N tasks of each kind (0: all)")
     ap.add_argument("--embedder", choices=("use", "minilm"), default="use")
     ap.add_argument("--json", help="also write per-task results to this file")
+    ap.add_argument("--retrieval-only", action="store_true", help="only the retrievable column (no model)")
     args = ap.parse_args()
     from handmade_agent.agent import Agent
     from handmade_agent.local import LocalLLM
@@ -69,9 +74,15 @@ def main() -> None:
         tasks = [t for t in tasks if (seen.__setitem__(t["kind"], seen[t["kind"]] + 1) or seen[t["kind"]]) <= args.per_kind]
     docs = [d for d in load_documents(ROOT / "data" / "kb") if not d.doc_id.startswith(("agent-", "zh-agent-"))]
     emb = CachedEmbedder(SentenceTransformerEmbedder()) if args.embedder == "minilm" else None
-    tool = knowledge_search_tool(knowledge_retriever(docs, emb), k=3)
-    llm, rows = LocalLLM(), []
+    retriever, k = knowledge_retriever(docs, emb), 3
+    tool = knowledge_search_tool(retriever, k=k, method="hybrid")
+    llm, rows = (None if args.retrieval_only else LocalLLM()), []
     for t in tasks:
+        shown = [getattr(h.chunk, "display_text", h.chunk.text) for h in retriever.search(t["question"], k=k, method="hybrid")]
+        retrievable = any(fact_correct(text, t["facts"]) for text in shown)
+        if llm is None:
+            rows.append({"id": t["id"], "kind": t["kind"], "retrievable": retrievable})
+            continue
         tool.fn.retrieved.clear()
         t0 = time.perf_counter()
         result = Agent(llm, [tool], max_steps=6).run(t["question"])
@@ -79,16 +90,17 @@ def main() -> None:
         row = {"id": t["id"], "kind": t["kind"], "lang": t["lang"], "answer": answer,
                "fact": fact_correct(answer, t["facts"]), "language": language_correct(answer, t["lang"]),
                "supported": citation_supported(answer, list(tool.fn.retrieved)),
-               "seconds": round(time.perf_counter() - t0, 1), "stop": result.stop_reason}
+               "seconds": round(time.perf_counter() - t0, 1), "stop": result.stop_reason,
+               "retrievable": retrievable}
         rows.append(row)
         flags = " ".join(f"{k}={'ok' if row[k] else 'NO'}" for k in ("fact", "language", "supported"))
         print(f"{t['id']:<7} {flags}  {row['seconds']:5.0f} s  {t['question']}\n        -> {answer[:160]!r}", flush=True)
-    print(f"\n# KB tasks ({args.embedder} embedder, {len(rows)} tasks)\n")
-    print("| kind | tasks | fact-correct | language-correct | citation-supported |\n|---|---|---|---|---|")
+    columns = ("retrievable",) if llm is None else ("fact", "language", "supported", "retrievable")
+    print(f"\n# KB tasks ({args.embedder} embedder, {len(rows)} tasks; retrievable: in the top {k} for the question)\n")
+    print("| kind | tasks | " + " | ".join(columns) + " |\n" + "|---" * (len(columns) + 2) + "|")
     for kind in [*dict.fromkeys(r["kind"] for r in rows), "all"]:
         sel = [r for r in rows if kind in ("all", r["kind"])]
-        print(f"| {kind} | {len(sel)} | " + " | ".join(f"{sum(r[k] for r in sel)}/{len(sel)}"
-                                                      for k in ("fact", "language", "supported")) + " |")
+        print(f"| {kind} | {len(sel)} | " + " | ".join(f"{sum(r[c] for r in sel)}/{len(sel)}" for c in columns) + " |")
     if args.json:
         Path(args.json).write_text(json.dumps(rows, ensure_ascii=False, indent=1), encoding="utf-8")
 
