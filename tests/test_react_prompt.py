@@ -22,10 +22,13 @@ def test_system_prompt_lists_every_tool_with_its_argument_shape():
 
 
 def test_examples_are_shown_only_for_tools_that_exist():
-    kept = few_shot_messages([calculator])
-    only_calc = few_shot_messages([calculator], everything=True)
-    assert 0 < len(kept) < len(only_calc)  # by default only the kept examples, the rest on request
+    toolbox = default_registry(today=datetime.date(2024, 5, 20))
+    kept, every = few_shot_messages(toolbox), few_shot_messages(toolbox, everything=True)
+    assert 0 < len(kept) < len(every)  # by default only the kept examples, the rest on request
+    assert "What is 17% of 2350?" not in [m.content for m in kept]
+    only_calc = few_shot_messages([calculator])  # no kept example fits: the calculator's own ones, not GENERIC
     assert only_calc and all("get_weather" not in m.content and "add_days" not in m.content for m in only_calc)
+    assert "What is 17% of 2350?" in [m.content for m in only_calc]
     assert few_shot_messages([]) == []
 
     @tool
@@ -104,3 +107,22 @@ def test_the_default_prompt_matches_its_golden_file():
         if os.environ.get("UPDATE_GOLDEN"):
             path.write_text(text, encoding="utf-8")
         assert text == path.read_text(encoding="utf-8"), f"{path.name} differs: re-run with UPDATE_GOLDEN=1 if meant"
+
+
+def test_the_default_prompt_fits_in_800_tokens(local_llm):
+    """Every token of it is prefilled on a cold start (~15 s per 1,000 here): counted as the model sees it,
+    through its chat template and tokenizer, for the fixed default and for every question of the suite
+    (the examples are chosen per question)."""
+    import json
+    from pathlib import Path
+
+    from handmade_agent.agent import Agent
+    from handmade_agent.evaluation.toolsets import TaskTools
+    tools_for = TaskTools()
+    count = lambda messages: local_llm.count_tokens(local_llm.format_prompt(messages))  # noqa: E731
+    fixed = count(Agent(local_llm, default_registry(today=datetime.date(2024, 5, 20))).prompt_messages())
+    assert 500 < fixed <= 800, f"the default ReAct prompt has {fixed} tokens; the budget is 800"
+    tasks = [json.loads(line) for line in (Path(__file__).parent.parent / "data" / "eval_tasks.jsonl").open(encoding="utf-8")]
+    sizes = {t["id"]: count(Agent(local_llm, tools_for(t["tools"])).prompt_messages(t["question"])) for t in tasks}
+    worst = max(sizes, key=sizes.get)
+    assert sizes[worst] <= 800, f"with the examples chosen for {worst} the prompt has {sizes[worst]} tokens"

@@ -92,12 +92,13 @@ class Agent:
         """The (first) system prompt this agent sends."""
         return self.prompt_messages()[0].content
 
-    def prompt_messages(self) -> list[Message]:
-        """Everything sent before the conversation: system prompt(s) and worked examples."""
+    def prompt_messages(self, question: str | None = None) -> list[Message]:
+        """Everything sent before the conversation: system prompt(s) and worked examples (chosen for
+        ``question`` when given; without one, the fixed default set)."""
         if self.config.system_prompt is not None:
             return [Message("system", self.config.system_prompt), *self.examples()]
         if self._react:
-            return prompt_messages(self.tools, self.config.few_shot, self.config.toolbox_examples)
+            return prompt_messages(self.tools, self.config.few_shot, self.config.toolbox_examples, question)
         return [Message("system", NATIVE_SYSTEM_PROMPT)]
 
     def examples(self) -> list[Message]:
@@ -121,7 +122,7 @@ class Agent:
     def start(self, question: str) -> None:
         """Begin a run without taking a step (for step-through debugging)."""
         history = [self._from_memory(m) for m in (self.memory.messages() if self.memory is not None else [])]
-        prefix = [*self.prompt_messages(), *history, Message("user", question)]
+        prefix = [*self.prompt_messages(question), *history, Message("user", question)]
         self._run = _Run(f"run-{uuid.uuid4().hex[:8]}", question, time.perf_counter(), prefix)
         self._emit(ev.RunStarted(question=question, settings=self.settings()), 0)
 

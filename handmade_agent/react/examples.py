@@ -17,12 +17,14 @@ so it cannot leak facts into answers; it is sent only to an agent that has that
 tool. Without it the small model answers product questions from imagination,
 and after a page of passages it echoes them instead of answering.
 
-``GENERIC`` holds tool-agnostic examples (their one tool, ``train_time``, is described in the
-system prompt): sent when no toolbox example fits the registry, e.g. for a learner's own tools.
-A refusal example (no tool fits: say so) made the model refuse every task, so there is none. Toolbox examples marked ``kept``
-are sent whenever their tools are there; measured on the course's everyday tasks, the generic
-examples alone lost to them (the 0.5B model copied "The train from ..." into date answers).
-The rest come with ``AgentConfig(toolbox_examples=True)``.
+The agent sends the two examples that fit its tools and look most like the question
+(``choice.py``), so the pool has one or two per toolbox tool, in English and Chinese. Those marked
+``kept`` are the fixed set shown when there is no question (``Agent.prompt_messages()``); all that
+fit come with ``AgentConfig(toolbox_examples=True)``. ``GENERIC`` holds tool-agnostic examples
+(their one tool, ``train_time``, is described in the system prompt): sent when no toolbox example
+fits the registry, e.g. for a learner's own tools; measured on the course's everyday tasks they
+lost to toolbox examples (the 0.5B model copied "The train from ..." into date answers).
+A refusal example (no tool fits: say so) made the model refuse every task, so there is none.
 
 Deliberately left out: examples that solve the course's own notebook tasks.
 
@@ -52,6 +54,9 @@ class Example:
     kept: bool = False  # sent by default whenever its tools are there (measured to help)
 
 
+KM1 = "昆明 (Kunming), tomorrow: Showers / 阵雨, 13-21 °C, humidity 80%, wind SW 8 km/h, chance of rain 70%"
+KM0 = "昆明 (Kunming), today: Sunny / 晴, 12-23 °C, humidity 45%, wind W 10 km/h, chance of rain 5%"
+
 # the closing line of every knowledge_search observation (rag/tool.py appends it)
 KB_HINT = "Answer from these passages if they hold the answer, citing the id in square brackets."
 
@@ -63,11 +68,11 @@ EXAMPLES: list[Example] = [
     Example("What is 17% of 2350?",
             [Call("Plan: 1. calculate: 2350 * 0.17.",
                   "calculator", {"expression": "2350 * 0.17"}, "399.5")],
-            "All 1 steps done.", "17% of 2350 is 399.5.", kept=True),
+            "All 1 steps done.", "17% of 2350 is 399.5."),
     Example("Today is 2024-03-01. What date is it 45 days later?",
             [Call("Plan: 1. add 45 days to 2024-03-01.",
                   "add_days", {"date": "2024-03-01", "days": 45}, "2024-03-01 + 45 days = 2024-04-15 (Monday, 星期一)")],
-            "All 1 steps done.", "45 days after 2024-03-01 it is 2024-04-15, a Monday (星期一).", kept=True),
+            "All 1 steps done.", "It is 2024-04-15, a Monday (星期一).", kept=True),
     Example("Is 广州 warmer today than 杭州 tomorrow?",
             [Call("Plan: 1. 广州 today 2. 杭州 tomorrow. Step 1: 广州 today.", "get_weather",
                   {"city": "广州", "date": "today"},
@@ -82,9 +87,7 @@ EXAMPLES: list[Example] = [
                   "成都 (Chengdu), tomorrow: Overcast / 阴, 19-26 °C, humidity 75%, chance of rain 30%"),
              Call("Step 2: 西安 today.", "get_weather", {"city": "西安", "date": "today"},
                   "西安 (Xi'an), today: Sunny / 晴, 16-29 °C, humidity 30%, chance of rain 0%")],
-            "All 2 steps done.",
-            "成都 (Chengdu), tomorrow: Overcast / 阴, 19-26 °C, humidity 75%, chance of rain 30%. "
-            "西安 (Xi'an), today: Sunny / 晴, 16-29 °C, humidity 30%, chance of rain 0%."),
+            "All 2 steps done; 30% is less than 75%.", "西安今天更干燥：湿度 30%，成都明天 75%。"),
     Example("What does warning W-99 mean on the Brookline B2 pump?",
             [Call("Plan: 1. search the knowledge base for W-99.", "knowledge_search", {"query": "warning W-99"},
                   "[b2-manual#warnings:1] Brookline B2 manual > Warnings\n| Code | Meaning | What to do |\n"
@@ -93,7 +96,58 @@ EXAMPLES: list[Example] = [
                   "[b2-manual:1] Brookline B2 manual\nThe B2 shows warnings as a letter W and a number.\n\n"
                   + KB_HINT)],
             "All 1 steps done. The passage [b2-manual#warnings:1] gives the meaning of W-99.",
-            "W-99 means the sieve is clogged: rinse the sieve under the tap [b2-manual#warnings:1].", kept=True),
+            "W-99 means the sieve is clogged: rinse the sieve under the tap [b2-manual#warnings:1].", kept=True),    # chosen per question (choice.py): one or two per toolbox tool, English and Chinese; invented cities and
+    # numbers that no evaluation task uses, so an example can never hand the model an answer
+    Example("A coat costs 240 dollars and is reduced by 35 percent. What does it cost now?",
+            [Call("Plan: 1. calculate: 240 * (1 - 0.35).", "calculator", {"expression": "240 * (1 - 0.35)"}, "156")],
+            "All 1 steps done.", "240 * (1 - 0.35) = 156: it costs 156 dollars now."),
+    Example("一台 2600 元的电视降价 15%，现在卖多少钱？",
+            [Call("Plan: 1. calculate: 2600 * (1 - 0.15).", "calculator", {"expression": "2600 * (1 - 0.15)"}, "2210")],
+            "All 1 steps done.", "2600 * (1 - 0.15) = 2210，现在卖 2210 元。"),
+    Example("3 支笔一共 13.5 元，一支笔多少钱？",
+            [Call("Plan: 1. calculate: 13.5 / 3.", "calculator", {"expression": "13.5 / 3"}, "4.5")],
+            "All 1 steps done.", "13.5 / 3 = 4.5，一支笔 4.5 元。"),
+    Example("2031-02-14 falls on which weekday?",
+            [Call("Plan: 1. weekday of 2031-02-14.", "weekday", {"date": "2031-02-14"}, "2031-02-14 is a Friday (星期五)")],
+            "All 1 steps done.", "2031-02-14 is a Friday (星期五)."),
+    Example("2027年10月1日那天星期几？",
+            [Call("Plan: 1. weekday of 2027-10-01.", "weekday", {"date": "2027-10-01"}, "2027-10-01 is a Friday (星期五)")],
+            "All 1 steps done.", "2027-10-01 是星期五。"),
+    Example("How many days lie between 2024-02-10 and 2024-04-01?",
+            [Call("Plan: 1. days_between 2024-02-10 and 2024-04-01.", "days_between",
+                  {"start": "2024-02-10", "end": "2024-04-01"}, "From 2024-02-10 to 2024-04-01 is 51 days")],
+            "All 1 steps done.", "51 days."),
+    Example("从今天到2024-07-01还有几天？",
+            [Call("Plan: 1. days_between today and 2024-07-01.", "days_between",
+                  {"start": "today", "end": "2024-07-01"}, "From 2024-05-20 to 2024-07-01 is 42 days")],
+            "All 1 steps done.", "还有 42 天。"),
+    Example("从2025年3月3日往后数 20 天，日期是？",
+            [Call("Plan: 1. add 20 days to 2025-03-03.", "add_days", {"date": "2025-03-03", "days": 20},
+                  "2025-03-03 + 20 days = 2025-03-23 (Sunday, 星期日)")],
+            "All 1 steps done.", "是 2025-03-23，星期日。"),
+    Example("What is 18 °C in Fahrenheit?",
+            [Call("Plan: 1. convert 18 C to F.", "convert_temperature", {"value": 18, "from_unit": "C", "to_unit": "F"},
+                  "18 °C = 64.4 °F")],
+            "All 1 steps done.", "18 °C = 64.4 °F."),
+    Example("250 开尔文是多少摄氏度？",
+            [Call("Plan: 1. convert 250 K to C.", "convert_temperature", {"value": 250, "from_unit": "K", "to_unit": "C"},
+                  "250 K = -23.15 °C")],
+            "All 1 steps done.", "250 K = -23.15 °C。"),
+    Example("昆明明天会下雨吗，气温多少？",
+            [Call("Plan: 1. 昆明 tomorrow.", "get_weather", {"city": "昆明", "date": "tomorrow"}, KM1)],
+            "All 1 steps done.", "昆明明天阵雨，13-21 °C，湿度 80%，降雨概率 70%。"),
+    Example("What is today's low in Kunming in Fahrenheit?",
+            [Call("Plan: 1. Kunming today 2. convert the low to F. Step 1: Kunming today.", "get_weather",
+                  {"city": "Kunming", "date": "today"}, KM0),
+             Call("Step 2: convert the low, 12 °C, to F.", "convert_temperature",
+                  {"value": 12, "from_unit": "C", "to_unit": "F"}, "12 °C = 53.6 °F")],
+            "All 2 steps done.", "Today's low in Kunming is 12 °C, which is 53.6 °F."),
+    Example("昆明明天白天最热时有多少华氏度？",
+            [Call("Plan: 1. 昆明 tomorrow 2. convert the high to F. Step 1: 昆明 tomorrow.", "get_weather",
+                  {"city": "昆明", "date": "tomorrow"}, KM1),
+             Call("Step 2: convert the high, 21 °C, to F.", "convert_temperature",
+                  {"value": 21, "from_unit": "C", "to_unit": "F"}, "21 °C = 69.8 °F")],
+            "All 2 steps done.", "昆明明天最高 21 °C，即 69.8 °F。"),
 ]
 
 # The tool-agnostic examples: their tools are described inside them, so they teach the format for any

@@ -2,10 +2,11 @@
 
 ``prompt_messages(registry)`` is what the agent sends: a system message with the
 format (``Thought`` / ``Action`` / ``Action Input``, or ``Thought`` / ``Final Answer``)
-and the rules; tool-agnostic worked examples as chat turns (their one tool is described
-in the system message, so they fit any registry); then the tools in a second system
-message, each with the first sentence of its description and the JSON its input takes.
-The fixed start is shared by every tool set. ``build_system_prompt`` is the same as one
+and the rules; worked examples as chat turns (the two toolbox examples most like the
+question, or tool-agnostic ones whose one tool is described in the system message, so they
+fit any registry); then the tools in a second system message, each with the first sentence
+of its description and the JSON its input takes. The first system message is shared by
+every tool set and question (prefix cache). ``build_system_prompt`` is the same as one
 text, examples inline; ``few_shot_messages`` gives the toolbox's own examples as chat turns.
 ``observation_text`` writes what the model sees after a tool ran: once there
 are two or more results it repeats all of them, numbered, because a small
@@ -25,6 +26,7 @@ import json
 from typing import Any, Iterable, Sequence
 
 from ..llm import Message
+from .choice import choose_examples
 from .examples import EXAMPLES, GENERIC, GENERIC_TOOLS, Example, usable
 from ..tools import type_text
 
@@ -46,10 +48,10 @@ def format_help(tool_names: Sequence[str] = ()) -> str:
 
 FORMAT_HELP = format_help()
 
-RULES = ("Rules: after Action Input, stop: the result comes back as 'Observation: ...'. Use a tool for every "
-         "calculation and fact, one call at a time, never the same call twice. If no tool fits, give the Final "
-         "Answer at once. The Final Answer answers the whole question from the results: compare when asked to "
-         "compare, convert when asked to convert.")
+# every word here is prefilled on each cold start; "never the same call twice" went (the repeat guard enforces it)
+RULES = ("Rules: use a tool for every calculation and fact, one call at a time; its result comes back as "
+         "'Observation: ...'. If no tool fits, give the Final Answer at once. The Final Answer answers the whole "
+         "question: compare when asked to compare, convert when asked to convert.")
 
 
 def observation_text(results: Sequence[str]) -> str:
@@ -80,9 +82,12 @@ def example_messages(example: Example) -> list[Message]:
 
 
 def few_shot_messages(registry: Any, everything: bool = False) -> list[Message]:
-    """The toolbox examples for these tools as chat turns: the ``kept`` ones, or all usable ones if ``everything``."""
+    """The toolbox examples for these tools as chat turns: the ``kept`` ones that fit (if none fits, every one
+    that fits: an example of your own tool beats a generic one), or all that fit with ``everything``."""
     tools = list(registry or [])
-    return [m for e in EXAMPLES if (everything or e.kept) and usable(e, tools) for m in example_messages(e)]
+    fit = [e for e in EXAMPLES if usable(e, tools)]
+    kept = fit if everything else [e for e in fit if e.kept] or fit
+    return [m for e in kept for m in example_messages(e)]
 
 
 def _arguments_shape(parameters: dict) -> str:
@@ -127,16 +132,21 @@ def build_system_prompt(registry: Any, few_shot: bool = True) -> str:
     return "\n\n".join(parts + [tools_text(tools)])
 
 
-def prompt_messages(registry: Any, few_shot: bool = True, toolbox_examples: bool = False) -> list[Message]:
+def prompt_messages(registry: Any, few_shot: bool = True, toolbox_examples: bool = False,
+                    question: str | None = None) -> list[Message]:
     """What a ReAct agent sends before the conversation: teaching, worked examples as chat turns, tools last.
 
-    Examples: the toolbox's ``kept`` ones that fit these tools (all that fit with ``toolbox_examples``),
-    or the tool-agnostic ones if none fits. No refusal example: measured, the 0.5B model then refused
+    Examples: with a ``question``, the two toolbox examples that fit these tools and look most like it
+    (``choice.py``); without one, the ``kept`` ones that fit; all that fit with ``toolbox_examples``;
+    the tool-agnostic ones if none fits. No refusal example: measured, the 0.5B model then refused
     every task (11/11), sent first or last; the rule "If no tool fits ..." stays. The tools follow in a second system message,
     next to the question, so the start is shared by every registry with the same examples (prefix cache).
     """
     tools = list(registry or [])
-    shots = few_shot_messages(tools, toolbox_examples) if few_shot else []
+    if few_shot and question is not None and not toolbox_examples:
+        shots = [m for e in choose_examples(question, tools) for m in example_messages(e)]
+    else:
+        shots = few_shot_messages(tools, toolbox_examples) if few_shot else []
     generic = few_shot and not shots
     teaching = "\n\n".join([TEACHING, format_help(), RULES] + ([EXAMPLES_NOTE] if generic else []))
     if generic:

@@ -70,7 +70,7 @@ def make_date_tools(today: datetime.date | Clock | None = None) -> list[Tool]:
 
     @tool
     def add_days(date: str, days: int) -> str:
-        """Add (or, if negative, subtract) a number of days to a date; returns the new date and its weekday.
+        """Add days to a date: the new date and its weekday. Negative days subtract.
 
         Args:
             date: A date as YYYY-MM-DD, or "today".
@@ -85,7 +85,7 @@ def make_date_tools(today: datetime.date | Clock | None = None) -> list[Tool]:
 
     @tool
     def days_between(start: str, end: str) -> str:
-        """Count the days from one date to another (negative if end is before start).
+        """Count the days from one date to another. Negative if end is before start.
 
         Args:
             start: The first date, YYYY-MM-DD or "today".

@@ -52,7 +52,7 @@ def make_weather_tool(path: str | Path = WEATHER_FILE) -> Tool:
 
     @tool
     def get_weather(city: str, date: Literal["today", "tomorrow"] = "today") -> str:
-        """Get the weather forecast for a city (today or tomorrow): condition, temperatures, humidity, wind.
+        """Weather forecast for a city, today or tomorrow. It gives condition, temperatures, humidity, wind.
 
         Args:
             city: City name in Chinese or English, e.g. 北京 or Beijing.

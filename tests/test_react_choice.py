@@ -1,0 +1,71 @@
+"""Worked examples chosen per question: the right tool's example, only tools we have, no leaked answers."""
+from __future__ import annotations
+
+import datetime
+import json
+import re
+from pathlib import Path
+
+from handmade_agent.agent import Agent
+from handmade_agent.llm import ScriptedLLM
+from handmade_agent.react.choice import bigrams, choose_examples
+from handmade_agent.react.examples import EXAMPLES, GENERIC
+from handmade_agent.toolbox import default_registry, make_date_tools
+
+TOOLS = list(default_registry(today=datetime.date(2024, 5, 20)))
+
+
+def first_tool(question: str, tools=TOOLS) -> str:
+    return choose_examples(question, tools)[0].calls[0].tool
+
+
+def test_bigrams_ignore_case_spaces_and_which_digit():
+    assert bigrams("A b1") == bigrams("ab 7") == {"ab", "b0"}
+    assert bigrams("") == set() and bigrams("x") == set()
+
+
+def test_a_question_gets_an_example_of_the_tool_it_needs_in_either_language():
+    assert first_tool("Which weekday is 2030-03-09?") == "weekday"
+    assert first_tool("2030年3月9日是星期几？") == "weekday"
+    assert first_tool("How many days lie between 2030-01-02 and 2030-03-09?") == "days_between"
+    assert first_tool("5 摄氏度是多少华氏度？") == "convert_temperature"
+
+
+def test_only_examples_whose_tools_exist_are_chosen():
+    dates = make_date_tools(today=datetime.date(2024, 5, 20))
+    chosen = choose_examples("What is 5 °C in Fahrenheit?", dates)
+    assert chosen and all(c.tool in {t.name for t in dates} for e in chosen for c in e.calls)
+    assert choose_examples("anything", []) == []
+
+
+def test_the_agent_sends_the_examples_chosen_for_its_question():
+    agent = Agent(ScriptedLLM(["Final Answer: ok"]), TOOLS)
+    agent.run("2030年3月9日是星期几？")
+    sent = [m.content for m in agent.messages()]
+    assert "2027年10月1日那天星期几？" in sent  # the Chinese weekday example
+    assert "Is 广州 warmer today than 杭州 tomorrow?" not in sent  # the fixed default's comparison is not
+    assert agent.prompt_messages() != agent.prompt_messages("2030年3月9日是星期几？")
+
+
+def test_without_any_fitting_example_the_generic_ones_are_sent():
+    from handmade_agent.tools import tool
+
+    @tool
+    def tide(port: str) -> str:
+        """High tide time at a port."""
+        return "06:12"
+
+    sent = [m.content for m in Agent(ScriptedLLM([]), [tide]).prompt_messages("When is high tide in Brest?")]
+    assert GENERIC[0].question in sent
+
+
+def test_no_example_hands_over_the_numbers_of_an_evaluation_task():
+    """An example for the same tool whose question holds all the numbers of a task's would give the answer away."""
+    tasks = [json.loads(line) for line in (Path(__file__).parent.parent / "data" / "eval_tasks.jsonl").open(encoding="utf-8")]
+    number = re.compile(r"\d+(?:\.\d+)?")
+    for e in EXAMPLES:
+        mine = set(number.findall(e.question))
+        for t in (t for t in tasks if e.calls[0].tool in t["checker"].get("tools", [])):
+            theirs = set(number.findall(t["question"]))
+            telling = len(theirs) > 1 or any(float(x) >= 100 for x in theirs)  # "45 days" alone is not an answer
+            assert not (telling and theirs <= mine), f"example {e.question!r} holds every number of {t['id']}"
