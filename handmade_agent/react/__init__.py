@@ -1,7 +1,7 @@
 """Chapter 02: the ReAct text protocol — the prompt that teaches it, and the parser that reads it.
 
 ``build_system_prompt(tools)`` and ``few_shot_messages(tools)`` write what the model is shown
-(``prompt.py``, worked examples in ``examples.py``); ``parse(reply)`` reads one step back as an
+(``prompt.py``, worked examples in ``examples.py``, chosen per question by ``choice.py``); ``parse(reply)`` reads one step back as an
 ``Action`` or a ``FinalAnswer`` (``parser.py``: labels in ``labels.py``, actions in ``actions.py``,
 argument repair in ``arguments.py``) or raises ``FormatError`` with feedback for the model.
 ``react_grammar(tools)`` (``grammar.py``) is the same format as a GBNF grammar, for constrained decoding.
@@ -10,6 +10,7 @@ argument repair in ``arguments.py``) or raises ``FormatError`` with feedback for
     '4'
 """
 from .arguments import loads_lenient
+from .choice import choose_examples
 from .labels import split_blocks
 from .grammar import react_grammar
 from .parser import Action, FinalAnswer, parse
@@ -17,4 +18,4 @@ from .prompt import (FORMAT_HELP, STOP, build_system_prompt, describe_tools, few
                      prompt_messages)
 
 __all__ = ["parse", "Action", "FinalAnswer", "STOP", "FORMAT_HELP", "format_help", "build_system_prompt", "few_shot_messages",
-           "describe_tools", "split_blocks", "loads_lenient", "react_grammar", "prompt_messages"]
+           "describe_tools", "split_blocks", "loads_lenient", "react_grammar", "prompt_messages", "choose_examples"]

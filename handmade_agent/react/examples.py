@@ -51,11 +51,11 @@ class Example:
     calls: list[Call] = field(default_factory=list)
     thought: str = "All steps done."
     answer: str = ""
-    kept: bool = False  # sent by default whenever its tools are there (measured to help)
+    kept: bool = False  # in the fixed set, sent when there is no question to choose for
 
 
-KM1 = "昆明 (Kunming), tomorrow: Showers / 阵雨, 13-21 °C, humidity 80%, wind SW 8 km/h, chance of rain 70%"
-KM0 = "昆明 (Kunming), today: Sunny / 晴, 12-23 °C, humidity 45%, wind W 10 km/h, chance of rain 5%"
+KUNMING_TOMORROW = "昆明 (Kunming), tomorrow: Showers / 阵雨, 13-21 °C, humidity 80%, wind SW 8 km/h, chance of rain 70%"
+KUNMING_TODAY = "昆明 (Kunming), today: Sunny / 晴, 12-23 °C, humidity 45%, wind W 10 km/h, chance of rain 5%"
 
 # the closing line of every knowledge_search observation (rag/tool.py appends it)
 KB_HINT = "Answer from these passages if they hold the answer, citing the id in square brackets."
@@ -96,7 +96,8 @@ EXAMPLES: list[Example] = [
                   "[b2-manual:1] Brookline B2 manual\nThe B2 shows warnings as a letter W and a number.\n\n"
                   + KB_HINT)],
             "All 1 steps done. The passage [b2-manual#warnings:1] gives the meaning of W-99.",
-            "W-99 means the sieve is clogged: rinse the sieve under the tap [b2-manual#warnings:1].", kept=True),    # chosen per question (choice.py): one or two per toolbox tool, English and Chinese; invented cities and
+            "W-99 means the sieve is clogged: rinse the sieve under the tap [b2-manual#warnings:1].", kept=True),
+    # chosen per question (choice.py): one or two per toolbox tool, English and Chinese; invented cities and
     # numbers that no evaluation task uses, so an example can never hand the model an answer
     Example("A coat costs 240 dollars and is reduced by 35 percent. What does it cost now?",
             [Call("Plan: 1. calculate: 240 * (1 - 0.35).", "calculator", {"expression": "240 * (1 - 0.35)"}, "156")],
@@ -134,17 +135,17 @@ EXAMPLES: list[Example] = [
                   "250 K = -23.15 °C")],
             "All 1 steps done.", "250 K = -23.15 °C。"),
     Example("昆明明天会下雨吗，气温多少？",
-            [Call("Plan: 1. 昆明 tomorrow.", "get_weather", {"city": "昆明", "date": "tomorrow"}, KM1)],
+            [Call("Plan: 1. 昆明 tomorrow.", "get_weather", {"city": "昆明", "date": "tomorrow"}, KUNMING_TOMORROW)],
             "All 1 steps done.", "昆明明天阵雨，13-21 °C，湿度 80%，降雨概率 70%。"),
     Example("What is today's low in Kunming in Fahrenheit?",
             [Call("Plan: 1. Kunming today 2. convert the low to F. Step 1: Kunming today.", "get_weather",
-                  {"city": "Kunming", "date": "today"}, KM0),
+                  {"city": "Kunming", "date": "today"}, KUNMING_TODAY),
              Call("Step 2: convert the low, 12 °C, to F.", "convert_temperature",
                   {"value": 12, "from_unit": "C", "to_unit": "F"}, "12 °C = 53.6 °F")],
             "All 2 steps done.", "Today's low in Kunming is 12 °C, which is 53.6 °F."),
     Example("昆明明天白天最热时有多少华氏度？",
             [Call("Plan: 1. 昆明 tomorrow 2. convert the high to F. Step 1: 昆明 tomorrow.", "get_weather",
-                  {"city": "昆明", "date": "tomorrow"}, KM1),
+                  {"city": "昆明", "date": "tomorrow"}, KUNMING_TOMORROW),
              Call("Step 2: convert the high, 21 °C, to F.", "convert_temperature",
                   {"value": 21, "from_unit": "C", "to_unit": "F"}, "21 °C = 69.8 °F")],
             "All 2 steps done.", "昆明明天最高 21 °C，即 69.8 °F。"),
