@@ -2,11 +2,10 @@
 from __future__ import annotations
 
 import datetime
-import json
 import re
-from pathlib import Path
 
 from handmade_agent.agent import Agent
+from handmade_agent.evaluation.tasks import load_tasks
 from handmade_agent.llm import ScriptedLLM
 from handmade_agent.react.choice import bigrams, choose_examples
 from handmade_agent.react.examples import EXAMPLES, GENERIC
@@ -61,11 +60,11 @@ def test_without_any_fitting_example_the_generic_ones_are_sent():
 
 def test_no_example_hands_over_the_numbers_of_an_evaluation_task():
     """An example for the same tool whose question holds all the numbers of a task's would give the answer away."""
-    tasks = [json.loads(line) for line in (Path(__file__).parent.parent / "data" / "eval_tasks.jsonl").open(encoding="utf-8")]
+    tasks = load_tasks()
     number = re.compile(r"\d+(?:\.\d+)?")
     for e in EXAMPLES:
         mine = set(number.findall(e.question))
-        for t in (t for t in tasks if e.calls[0].tool in t["checker"].get("tools", [])):
-            theirs = set(number.findall(t["question"]))
+        for t in (t for t in tasks if e.calls[0].tool in t.checker.get("tools", [])):
+            theirs = set(number.findall(t.question))
             telling = len(theirs) > 1 or any(float(x) >= 100 for x in theirs)  # "45 days" alone is not an answer
-            assert not (telling and theirs <= mine), f"example {e.question!r} holds every number of {t['id']}"
+            assert not (telling and theirs <= mine), f"example {e.question!r} holds every number of {t.id}"

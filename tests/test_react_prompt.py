@@ -113,16 +113,13 @@ def test_the_default_prompt_fits_in_800_tokens(local_llm):
     """Every token of it is prefilled on a cold start (~15 s per 1,000 here): counted as the model sees it,
     through its chat template and tokenizer, for the fixed default and for every question of the suite
     (the examples are chosen per question)."""
-    import json
-    from pathlib import Path
-
     from handmade_agent.agent import Agent
+    from handmade_agent.evaluation.tasks import load_tasks
     from handmade_agent.evaluation.toolsets import TaskTools
     tools_for = TaskTools()
     count = lambda messages: local_llm.count_tokens(local_llm.format_prompt(messages))  # noqa: E731
     fixed = count(Agent(local_llm, default_registry(today=datetime.date(2024, 5, 20))).prompt_messages())
     assert 500 < fixed <= 800, f"the default ReAct prompt has {fixed} tokens; the budget is 800"
-    tasks = [json.loads(line) for line in (Path(__file__).parent.parent / "data" / "eval_tasks.jsonl").open(encoding="utf-8")]
-    sizes = {t["id"]: count(Agent(local_llm, tools_for(t["tools"])).prompt_messages(t["question"])) for t in tasks}
+    sizes = {t.id: count(Agent(local_llm, tools_for(t.tools)).prompt_messages(t.question)) for t in load_tasks()}
     worst = max(sizes, key=sizes.get)
     assert sizes[worst] <= 800, f"with the examples chosen for {worst} the prompt has {sizes[worst]} tokens"
