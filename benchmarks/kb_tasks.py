@@ -15,8 +15,9 @@ documents, table = the answer is one table row) is run by an ``Agent`` with only
   an answer without Chinese;
 * citation-supported: ``cite`` leaves at least one valid id and ``check_support`` flags no sentence.
 
-A fourth column, measured without the model, separates retrieval from reading: "retrievable" says
-whether the tool's top k for the user's question itself holds a passage with every fact.
+Two more columns separate retrieval from reading: "seen" says whether a passage the tool showed the
+model held every fact (a miss that was seen is a reading failure), and "retrievable", measured without
+the model, whether the tool's top k for the user's question itself holds a passage with every fact.
 
 Kept apart from benchmarks/agent_tasks.py (prompt variants) so each runs on its own.
 """
@@ -62,6 +63,8 @@ def main() -> None:
     ap.add_argument("--embedder", choices=("use", "minilm"), default="use")
     ap.add_argument("--json", help="also write per-task results to this file")
     ap.add_argument("--retrieval-only", action="store_true", help="only the retrievable column (no model)")
+    ap.add_argument("--no-question", action="store_true",
+                    help="the tool searches with the model's query alone (as before the agent passed the question)")
     args = ap.parse_args()
     from handmade_agent.agent import Agent
     from handmade_agent.local import LocalLLM
@@ -75,10 +78,10 @@ def main() -> None:
     docs = [d for d in load_documents(ROOT / "data" / "kb") if not d.doc_id.startswith(("agent-", "zh-agent-"))]
     emb = CachedEmbedder(SentenceTransformerEmbedder()) if args.embedder == "minilm" else None
     retriever, k = knowledge_retriever(docs, emb), 3
-    tool = knowledge_search_tool(retriever, k=k, method="hybrid")
+    tool = knowledge_search_tool(retriever, k=k, method="hybrid", with_question=not args.no_question)
     llm, rows = (None if args.retrieval_only else LocalLLM()), []
     for t in tasks:
-        shown = [getattr(h.chunk, "display_text", h.chunk.text) for h in retriever.search(t["question"], k=k, method="hybrid")]
+        shown = [h.chunk.display_text for h in retriever.search(t["question"], k=k, method="hybrid")]
         retrievable = any(fact_correct(text, t["facts"]) for text in shown)
         if llm is None:
             rows.append({"id": t["id"], "kind": t["kind"], "retrievable": retrievable})
@@ -91,11 +94,14 @@ def main() -> None:
                "fact": fact_correct(answer, t["facts"]), "language": language_correct(answer, t["lang"]),
                "supported": citation_supported(answer, list(tool.fn.retrieved)),
                "seconds": round(time.perf_counter() - t0, 1), "stop": result.stop_reason,
-               "retrievable": retrievable}
+               "retrievable": retrievable,
+               "queries": [u.input for s in result.steps for u in s.tool_uses],
+               "shown": [h.id for h in tool.fn.retrieved],
+               "seen": any(fact_correct(h.chunk.display_text, t["facts"]) for h in tool.fn.retrieved)}
         rows.append(row)
         flags = " ".join(f"{k}={'ok' if row[k] else 'NO'}" for k in ("fact", "language", "supported"))
         print(f"{t['id']:<7} {flags}  {row['seconds']:5.0f} s  {t['question']}\n        -> {answer[:160]!r}", flush=True)
-    columns = ("retrievable",) if llm is None else ("fact", "language", "supported", "retrievable")
+    columns = ("retrievable",) if llm is None else ("fact", "language", "supported", "seen", "retrievable")
     print(f"\n# KB tasks ({args.embedder} embedder, {len(rows)} tasks; retrievable: in the top {k} for the question)\n")
     print("| kind | tasks | " + " | ".join(columns) + " |\n" + "|---" * (len(columns) + 2) + "|")
     for kind in [*dict.fromkeys(r["kind"] for r in rows), "all"]:

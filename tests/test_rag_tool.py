@@ -199,3 +199,23 @@ def test_local_model_answers_from_injected_passages_and_grades_them(local_llm):
     judge = LLMJudgeReranker(local_llm)
     grades = judge.score(question, [hits[0].chunk.search_text, "Visitors park in bay C."])
     assert judge.unparsed == 0 and all(g in (0.0, 1.0, 2.0, 3.0) for g in grades)
+
+
+def test_the_agent_hands_the_question_to_the_search_and_both_rankings_are_fused(retriever):
+    from handmade_agent.agent import Agent
+    from handmade_agent.rag.tool import merged_search
+    t = knowledge_search_tool(retriever, k=2, method="bm25")
+    # the model's query names only the product; the asker's words say what was asked
+    question, query = "How long is the cable?", "Brookline B2"
+    llm = ScriptedLLM(['Thought: search\nAction: knowledge_search\nAction Input: {"query": "Brookline B2"}',
+                       "Thought: done\nFinal Answer: 10 m [b2-pump#specs:1]"])
+    Agent(llm, [t]).run(question)
+    with_question = [h.id for h in t.fn.retrieved]
+    alone = [h.id for h in retriever.search(query, k=2, method="bm25")]
+    asked = [h.id for h in retriever.search(question, k=2, method="bm25")]
+    assert "b2-pump#specs:1" not in alone and asked[0] == "b2-pump#specs:1"
+    assert with_question == [alone[0], "b2-pump#specs:1"]  # the query's best first, then the question's
+    assert with_question == [h.id for h in merged_search(retriever, [query, question], 2, method="bm25")]
+    off = knowledge_search_tool(retriever, k=2, method="bm25", with_question=False)
+    off.fn(query=query, question=question)
+    assert [h.id for h in off.fn.retrieved] == alone

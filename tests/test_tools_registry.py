@@ -267,3 +267,21 @@ def test_call_never_raises_even_on_garbage():
     registry = ToolRegistry([echo])
     for args in [object(), 3, [1, 2], b"bytes", {"x": object()}, "{broken json", {"x": None}]:
         assert isinstance(registry.call("echo", args), ToolResult)
+
+
+def test_the_question_reaches_only_a_tool_that_asks_for_it_and_the_model_cannot_set_it():
+    seen = []
+    params = {"properties": {"q": {"type": "string"}}, "required": ["q"]}
+    asks = Tool("asks", "Wants the question.", params, lambda q, question=None: seen.append((q, question)) or "ok",
+                question_arg="question")
+    plain = Tool("plain", "Does not.", params, lambda q: seen.append((q,)) or "ok")
+    reg = ToolRegistry([asks, plain])
+    assert reg.call("asks", {"q": "a"}, question="the user's words").ok
+    assert reg.call("plain", {"q": "b"}, question="the user's words").ok
+    assert "question" not in asks.schema()["function"]["parameters"]["properties"]
+    bad = reg.call("asks", {"q": "c", "question": "forged"}, question="real")  # not a parameter of the schema
+    assert not bad.ok and bad.status == "invalid_arguments"
+    assert reg.call("asks", {"q": "d"}).ok  # called without a run: the function's default
+    assert seen == [("a", "the user's words"), ("b",), ("d", None)]
+    with pytest.raises(ToolError, match="question_arg"):
+        Tool("clash", "x", {"properties": {"question": {"type": "string"}}}, print, question_arg="question")

@@ -274,7 +274,7 @@ class Agent:
                 "Do not repeat the same call. Use that result, try a different input, or give the Final Answer.")
             use = ToolUse(name, args, False, text, "repeated_action")
         else:
-            res = self.tools.call(name, args)
+            res = self.tools.call(name, args, question=r.question)
             use = ToolUse(name, args, res.ok, res.content, res.error, res.duration)
             r.seen[key] = res.content
         self._emit(ev.ToolFinished(name=name, args=args, ok=use.ok, content=use.observation, error=use.error,

@@ -17,6 +17,11 @@ answers and English paraphrases out of the top 5), with the cross-lingual hubnes
 correction at ``DEFAULT_HUBNESS`` = 0.2 (``crosslingual``: an answer written only in
 the other language is no longer crowded out by translations of same-language chunks).
 
+The agent hands the tool the user's question as well (``Tool.question_arg``): a 0.5B model's query often
+names only the product ("Tessel T4") and drops what was asked ("arm payload"), which finds overview
+passages. The tool searches with both and fuses the two rankings by reciprocal rank (the model's query
+first on a tie), so the asker's own words can bring up the row that holds the answer.
+
 Deliberately left out: letting the model pick the method or k (one knob fewer
 for a small model to get wrong); both are fixed when the tool is made.
 
@@ -57,16 +62,32 @@ def knowledge_retriever(docs, embedder=None, *, alpha: float = DEFAULT_ALPHA, ca
                      **kw)
 
 
+def merged_search(retriever, queries: list[str], k: int, **kw) -> list:
+    """The k best hits of several searches, fused by reciprocal rank (earlier queries win ties)."""
+    from .fusion import rrf
+    found: dict = {}
+    rankings = []
+    for q in dict.fromkeys(q.strip() for q in queries if q and q.strip()):
+        hits = retriever.search(q, k=k, **kw)
+        rankings.append([h.id for h in hits])
+        for h in hits:
+            found.setdefault(h.id, h)
+    return [found[i] for i in list(rrf(rankings))[:k]]
+
+
 def knowledge_search_tool(retriever, k: int = 4, *, method: str = "hybrid", where=None,
-                          name: str = "knowledge_search", max_chars: int = 600, hint: str | None = KB_HINT):
-    """A ``Tool`` with one string parameter ``query`` that searches ``retriever``."""
+                          name: str = "knowledge_search", max_chars: int = 600, hint: str | None = KB_HINT,
+                          with_question: bool = True):
+    """A ``Tool`` with one string parameter ``query`` that searches ``retriever`` (and the user's question,
+    which the agent passes, unless ``with_question=False``)."""
     from ..tools import Tool
 
-    def knowledge_search(query: str) -> str:
+    def knowledge_search(query: str, question: str | None = None) -> str:
         """Search the knowledge base; returns passages headed by their ids."""
         if not str(query).strip():
             return "The query was empty. Call knowledge_search again with a few keywords from the question."
-        hits = retriever.search(str(query), k=k, method=method, where=where)
+        queries = [str(query), question if with_question and question else ""]
+        hits = merged_search(retriever, queries, k, method=method, where=where)
         knowledge_search.retrieved.extend(hits)
         if not hits:
             shown = repr(str(query)[:80]) + ("..." if len(str(query)) > 80 else "")
@@ -80,4 +101,4 @@ def knowledge_search_tool(retriever, k: int = 4, *, method: str = "hybrid", wher
               "properties": {"query": {"type": "string", "description": "what to look for, in a few words"}},
               "required": ["query"]}
     # loading the embedding model on the first query can take seconds, hence the generous time-out
-    return Tool(name, DESCRIPTION, params, knowledge_search, timeout=60.0)
+    return Tool(name, DESCRIPTION, params, knowledge_search, timeout=60.0, question_arg="question")

@@ -49,6 +49,9 @@ class Tool:
     fn: Callable[..., Any]
     side_effects: bool = False   # needs the registry's approval hook before it runs
     timeout: float | None = 5.0  # seconds; None runs inline with no cut-off
+    # the keyword under which the agent hands fn the user's question: never in the schema, so the model cannot
+    # set it; for a tool that does better with the asker's own words (knowledge_search: the model's query drops them)
+    question_arg: str | None = None
 
     def __post_init__(self) -> None:
         if not _NAME.match(self.name or ""):
@@ -58,6 +61,9 @@ class Tool:
             raise ToolError(f"{self.name}: parameters must be a JSON Schema object "
                             '{"type": "object", "properties": {...}, "required": [...]}.')
         self.parameters = {"type": "object", "properties": {}, "required": [], **self.parameters}
+        if self.question_arg and self.question_arg in self.parameters["properties"]:
+            raise ToolError(f"{self.name}: question_arg {self.question_arg!r} is also a parameter the model fills; "
+                            "the question comes from the agent, so remove it from the schema.")
 
     def __call__(self, *args: Any, **kwargs: Any) -> Any:
         return self.fn(*args, **kwargs)
@@ -196,8 +202,11 @@ class ToolRegistry:
         self._abandoned = [t for t in self._abandoned if t.is_alive()]
         return len(self._abandoned)
 
-    def call(self, name: str, args: dict | str | None = None) -> ToolResult:
-        """Validate, approve, run with a time-out, and clean the output. Never raises."""
+    def call(self, name: str, args: dict | str | None = None, *, question: str | None = None) -> ToolResult:
+        """Validate, approve, run with a time-out, and clean the output. Never raises.
+
+        ``question`` (the run's user question) reaches only a tool that names a ``question_arg``.
+        """
         t0 = time.perf_counter()
 
         def fail(status: str, error: str, content: str, resolved: str | None = None) -> ToolResult:
@@ -215,6 +224,8 @@ class ToolRegistry:
                 text = (f"invalid arguments for {t.name}:\n" + "\n".join(f"- {p}" for p in e.problems)
                         + f"\nCall it again with arguments that fit: {t.signature()}")
                 return fail("invalid_arguments", str(e), text, t.name)
+            if t.question_arg and question is not None:
+                kwargs[t.question_arg] = question
             if t.side_effects:
                 denied = self._denied(t, kwargs)
                 if denied:
