@@ -65,6 +65,9 @@ def main() -> None:
     ap.add_argument("--retrieval-only", action="store_true", help="only the retrievable column (no model)")
     ap.add_argument("--no-question", action="store_true",
                     help="the tool searches with the model's query alone (as before the agent passed the question)")
+    ap.add_argument("--k", type=int, default=3, help="passages per search (3, as the evaluation's KB toolset)")
+    ap.add_argument("--whole-passages", action="store_true",
+                    help="show whole passages (as before focus kept each passage's best lines)")
     args = ap.parse_args()
     from handmade_agent.agent import Agent
     from handmade_agent.local import LocalLLM
@@ -77,8 +80,9 @@ def main() -> None:
         tasks = [t for t in tasks if (seen.__setitem__(t["kind"], seen[t["kind"]] + 1) or seen[t["kind"]]) <= args.per_kind]
     docs = [d for d in load_documents(ROOT / "data" / "kb") if not d.doc_id.startswith(("agent-", "zh-agent-"))]
     emb = CachedEmbedder(SentenceTransformerEmbedder()) if args.embedder == "minilm" else None
-    retriever, k = knowledge_retriever(docs, emb), 3
-    tool = knowledge_search_tool(retriever, k=k, method="hybrid", with_question=not args.no_question)
+    retriever, k = knowledge_retriever(docs, emb), args.k
+    tool = knowledge_search_tool(retriever, k=k, method="hybrid", with_question=not args.no_question,
+                                 focus_lines=None if args.whole_passages else 2)
     llm, rows = (None if args.retrieval_only else LocalLLM()), []
     for t in tasks:
         shown = [h.chunk.display_text for h in retriever.search(t["question"], k=k, method="hybrid")]

@@ -29,9 +29,12 @@ def test_tool_schema_and_call_through_the_registry(retriever):
     assert isinstance(t, Tool) and t.name == "knowledge_search" and t.parameters["required"] == ["query"]
     reg = ToolRegistry([t])
     res = reg.call("knowledge_search", {"query": "When does the office close on Friday?"})
-    assert res.ok and res.content.startswith("[office#hours:1] Harbour office notes > Opening hours\n")
+    # focused (the default): the id alone, then the passage's best lines; a heading was copied as an answer
+    assert res.ok and res.content.startswith("[office#hours:1]\nThe Harbour office opens at 08:30")
     assert res.content.count("\n\n[") == 1  # k=2 passages
     assert "15:00" in res.content and res.content.endswith("citing the id in square brackets.")
+    whole = knowledge_search_tool(retriever, k=2, focus_lines=None).fn(query="When does the office close on Friday?")
+    assert whole.startswith("[office#hours:1] Harbour office notes > Opening hours\n")
 
 
 def test_tool_turns_empty_and_hopeless_queries_into_advice(retriever):
@@ -214,8 +217,8 @@ def test_the_agent_hands_the_question_to_the_search_and_both_rankings_are_fused(
     alone = [h.id for h in retriever.search(query, k=2, method="bm25")]
     asked = [h.id for h in retriever.search(question, k=2, method="bm25")]
     assert "b2-pump#specs:1" not in alone and asked[0] == "b2-pump#specs:1"
-    assert with_question == [alone[0], "b2-pump#specs:1"]  # the query's best first, then the question's
-    assert with_question == [h.id for h in merged_search(retriever, [query, question], 2, method="bm25")]
+    assert with_question == ["b2-pump#specs:1", alone[0]]  # the question's best first, then the query's
+    assert with_question == [h.id for h in merged_search(retriever, [question, query], 2, method="bm25")]
     off = knowledge_search_tool(retriever, k=2, method="bm25", with_question=False)
     off.fn(query=query, question=question)
     assert [h.id for h in off.fn.retrieved] == alone

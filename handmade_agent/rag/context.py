@@ -34,15 +34,17 @@ RAG_SYSTEM = (
     "another language (translate the facts, keep numbers, units and codes exact).")
 
 
-def format_passages(hits: Sequence, max_chars: int = 800) -> str:
-    """The passages block: one ``[id] heading path`` line and the text per hit."""
+def format_passages(hits: Sequence, max_chars: int = 800, texts: Sequence[str] | None = None,
+                    headings: bool = True) -> str:
+    """The passages block: one ``[id] heading path`` line and the text per hit (or ``texts``, one per hit:
+    what ``focus`` kept of each)."""
     blocks = []
-    for h in hits:
+    for i, h in enumerate(hits):
         c = getattr(h, "chunk", h)
         path = " > ".join(c.heading_path)
-        full = getattr(c, "display_text", c.text)  # a table row comes with its header row
+        full = texts[i] if texts is not None else c.display_text  # a table row comes with its header row
         text = full if len(full) <= max_chars else full[:max_chars].rstrip() + " …"
-        blocks.append(f"[{c.id}] {path}".rstrip() + "\n" + text.rstrip())
+        blocks.append((f"[{c.id}] {path}" if headings else f"[{c.id}]").rstrip() + "\n" + text.rstrip())
     return "\n\n".join(blocks)
 
 

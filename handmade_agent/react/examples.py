@@ -90,13 +90,12 @@ EXAMPLES: list[Example] = [
             "All 2 steps done; 30% is less than 75%.", "西安今天更干燥：湿度 30%，成都明天 75%。"),
     Example("What does warning W-99 mean on the Brookline B2 pump?",
             [Call("Plan: 1. search the knowledge base for W-99.", "knowledge_search", {"query": "warning W-99"},
-                  "[b2-manual#warnings:1] Brookline B2 manual > Warnings\n| Code | Meaning | What to do |\n"
-                  "|---|---|---|\n| W-98 | Water level low | Refill the tank |\n"
-                  "| W-99 | The sieve is clogged | Rinse the sieve under the tap |\n\n"
-                  "[b2-manual:1] Brookline B2 manual\nThe B2 shows warnings as a letter W and a number.\n\n"
+                  "[b2-manual#warnings:2]\nCode: W-99; Meaning: The sieve is clogged; What to do: Rinse the sieve under the tap\n\n"
+                  "[b2-manual#warnings:1]\nCode: W-98; Meaning: Water level low; What to do: Refill the tank\n\n"
+                  "[b2-manual:1]\nThe B2 shows warnings as a letter W and a number.\n\n"
                   + KB_HINT)],
-            "All 1 steps done. The passage [b2-manual#warnings:1] gives the meaning of W-99.",
-            "W-99 means the sieve is clogged: rinse the sieve under the tap [b2-manual#warnings:1].", kept=True),
+            "All 1 steps done. The passage [b2-manual#warnings:2] gives the meaning of W-99.",
+            "W-99 means the sieve is clogged: rinse the sieve under the tap [b2-manual#warnings:2].", kept=True),
     # chosen per question (choice.py): one or two per toolbox tool, English and Chinese; invented cities and
     # numbers that no evaluation task uses, so an example can never hand the model an answer
     Example("A coat costs 240 dollars and is reduced by 35 percent. What does it cost now?",
