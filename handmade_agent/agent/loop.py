@@ -268,9 +268,9 @@ class Agent:
         self._emit(ev.ToolStarted(name=name, args=args), index)
         if self.config.repeat_guard and key in r.seen:  # off: a repeat simply runs again
             r.repeats, r.answer_now = r.repeats + 1, True
-            # constrained, the next reply can only answer; a note after the result was copied as the answer
-            # (kb_tasks: "(Already called: ...)" twice in 22), so the note goes first and the result last
-            text = f"(Already called; answer with this result:)\n{r.seen[key]}" if self.constrained else (
+            # constrained, the grammar lets the next reply only answer, so the result is shown again bare: any
+            # note next to it, before or after, was copied as the final answer by the 0.5B model (kb_tasks)
+            text = r.seen[key] if self.constrained else (
                 f"You already called {name} with this input; the result was: {r.seen[key]}\n"
                 "Do not repeat the same call. Use that result, try a different input, or give the Final Answer.")
             use = ToolUse(name, args, False, text, "repeated_action")
