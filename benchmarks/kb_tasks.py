@@ -4,6 +4,7 @@
     python benchmarks/kb_tasks.py --per-kind 2    # a subsample: the first 2 tasks of each kind
     python benchmarks/kb_tasks.py --embedder minilm   # the English-only embedder, to compare
     python benchmarks/kb_tasks.py --retrieval-only    # no model: is the answer retrievable at all?
+    python benchmarks/kb_tasks.py --read              # retrieve-then-read, without the agent, to compare
 
 Each task (English, Chinese, cross-lingual = the answer is only in the other language's
 documents, table = the answer is one table row) is run by an ``Agent`` with only the
@@ -65,6 +66,8 @@ def main() -> None:
     ap.add_argument("--retrieval-only", action="store_true", help="only the retrievable column (no model)")
     ap.add_argument("--no-question", action="store_true",
                     help="the tool searches with the model's query alone (as before the agent passed the question)")
+    ap.add_argument("--read", action="store_true",
+                    help="no agent: search with the question, then one plain completion reads the passages")
     ap.add_argument("--k", type=int, default=3, help="passages per search (3, as the evaluation's KB toolset)")
     ap.add_argument("--whole-passages", action="store_true",
                     help="show whole passages (as before focus kept each passage's best lines)")
@@ -72,7 +75,7 @@ def main() -> None:
     from handmade_agent.agent import Agent
     from handmade_agent.local import LocalLLM
     from handmade_agent.rag import (CachedEmbedder, SentenceTransformerEmbedder, knowledge_retriever,
-                                    knowledge_search_tool, load_documents)
+                                    knowledge_search_tool, load_documents, rag_messages)
 
     tasks = [json.loads(line) for line in Path(args.tasks).read_text(encoding="utf-8").splitlines() if line.strip()]
     if args.per_kind:
@@ -92,14 +95,20 @@ def main() -> None:
             continue
         tool.fn.retrieved.clear()
         t0 = time.perf_counter()
-        result = Agent(llm, [tool], max_steps=6).run(t["question"])
-        answer = result.answer or ""
+        if args.read:  # retrieve, then one plain completion reads the passages: no agent, no tool call
+            hits = retriever.search(t["question"], k=k, method="hybrid")
+            tool.fn.retrieved.extend(hits)
+            answer, stop = llm.complete(rag_messages(t["question"], hits), max_tokens=120).text.strip(), "read"
+            steps = []
+        else:
+            result = Agent(llm, [tool], max_steps=6).run(t["question"])
+            answer, stop, steps = result.answer or "", result.stop_reason, result.steps
         row = {"id": t["id"], "kind": t["kind"], "lang": t["lang"], "answer": answer,
                "fact": fact_correct(answer, t["facts"]), "language": language_correct(answer, t["lang"]),
                "supported": citation_supported(answer, list(tool.fn.retrieved)),
-               "seconds": round(time.perf_counter() - t0, 1), "stop": result.stop_reason,
+               "seconds": round(time.perf_counter() - t0, 1), "stop": stop,
                "retrievable": retrievable,
-               "queries": [u.input for s in result.steps for u in s.tool_uses],
+               "queries": [u.input for s in steps for u in s.tool_uses],
                "shown": [h.id for h in tool.fn.retrieved],
                "seen": any(fact_correct(h.chunk.display_text, t["facts"]) for h in tool.fn.retrieved)}
         rows.append(row)
