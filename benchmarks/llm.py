@@ -145,6 +145,8 @@ def main() -> None:
     t0 = time.perf_counter()
     llm = LocalLLM(prefix_cache=False)
     print(f"model load: {time.perf_counter() - t0:.2f} s  ({llm.path.name})")
+    print(f"threads: decode {llm.threads[0]}, prefill {llm.threads[1]} (decode's count measured once for this CPU: "
+          "decode_threads.py)")
     llm.complete(STORY, max_tokens=4)  # warm-up
 
     rate = median_of(lambda: decode_rate(llm), n)

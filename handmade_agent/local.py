@@ -152,7 +152,9 @@ class LocalLLM:
         # process on one core):  1 thread: decode 16.9 / 17.1, prefill 54 / 49;  2 threads: decode 28.5 / 15.9,
         # prefill 84 / 38. Two threads win alone but fall below one under load (every matrix product waits for the
         # thread that shares its core), so unless threads are given, each call takes the cores that other
-        # processes left free during the previous call (cpu_load.CpuWatch). Greedy output does not depend on it.
+        # processes left free during the previous call (cpu_load.CpuWatch). On an AMD EPYC of the same size one
+        # thread decoded faster even alone (42.7 vs 30.0), so decode uses the count measured fastest on this CPU
+        # (decode_threads.py) and prefill the free cores. Greedy output does not depend on either.
         self._watch = CpuWatch() if n_threads is None and n_threads_batch is None else None
         self.threads = (n_threads or decode, n_threads_batch or batch)  # what the last call used
         meta = self._llama.metadata
@@ -169,6 +171,11 @@ class LocalLLM:
             prefix_cache = enabled()
         self.prefix_cache = PrefixCache() if prefix_cache is True else prefix_cache or None
         self.prefix_min_tokens = prefix_min_tokens
+        # decode on the thread count measured fastest on this CPU (decode_threads.py), prefill on every free core
+        self._decode_best = self._measured_decode_threads(batch) if self._watch is not None else decode
+        if self._watch is not None and self._decode_best < self.threads[0]:
+            llama_cpp.llama_set_n_threads(self._llama.ctx, self._decode_best, self.threads[1])
+            self.threads = (self._decode_best, self.threads[1])
         self.last_prefix: str | None = None  # how the last call got its prefix: memory, disk, computed, None
         # the prefix settings go into every cache key: a state made under other ones is never loaded
         self._prefix_settings = {"n_ctx": n_ctx, "llama_cpp": llama_cpp.__version__, "kv": "f16"}
@@ -221,10 +228,32 @@ class LocalLLM:
             return
         n = threads_for(self._watch.others())
         self._watch.mark()  # the next window spans this call: seconds of data, not a 10 ms glimpse
-        if (n, n) != self.threads:
+        want = (min(n, self._decode_best), n)
+        if want != self.threads:
             import llama_cpp
-            llama_cpp.llama_set_n_threads(self._llama.ctx, n, n)
-            self.threads = (n, n)
+            llama_cpp.llama_set_n_threads(self._llama.ctx, *want)
+            self.threads = want
+
+    def _measured_decode_threads(self, cores: int) -> int:
+        """The remembered fastest decode thread count for this CPU; measured now (~2 s, once) if the machine is quiet."""
+        import llama_cpp
+
+        from . import decode_threads
+        from .model_files import cache_dir
+        key = decode_threads.machine_key(cores, llama_cpp.__version__)
+        found = decode_threads.remembered(cache_dir(), key)
+        if found is not None or cores < 2:
+            return min(found or cores, cores)
+        others = self._watch.others()
+        if others is None or others >= 0.5:  # busy: the figures would describe the load; keep every core for now
+            return cores
+        with _file_lock(self._machine_lock):
+            rates = decode_threads.measure(self._llama, cores)
+        try:
+            decode_threads.remember(cache_dir(), key, rates)
+        except OSError:
+            pass  # a read-only cache folder: measure again next time
+        return decode_threads.choose(rates) or cores
 
     def _prompt_tokens_evaluated(self) -> int:
         """llama.cpp's own counter of evaluated prompt tokens (so the reuse figure is measured, not inferred)."""

@@ -48,8 +48,8 @@ def test_greedy_output_does_not_depend_on_the_thread_count(local_llm, monkeypatc
     monkeypatch.setattr(local_llm, "_watch", None)  # hold the count we set
     monkeypatch.setattr(local_llm, "threads", (0, 0))  # afterwards the next call sets its own choice again
     texts = []
-    for n in (1, 2, 1):
-        llama_cpp.llama_set_n_threads(local_llm._llama.ctx, n, n)
+    for decode, batch in ((1, 1), (2, 2), (1, 2)):  # (1, 2): decode on one thread, prefill on two
+        llama_cpp.llama_set_n_threads(local_llm._llama.ctx, decode, batch)
         local_llm.forget()
         texts.append(local_llm.complete(msgs, max_tokens=20).text)
     assert texts[0] == texts[1] == texts[2] and texts[0].strip()
