@@ -11,7 +11,7 @@ from pathlib import Path
 PACKAGE = Path(__file__).resolve().parents[1] / "handmade_agent"
 
 # The course's table of contents: which chapter each top-level part of the package belongs to.
-CHAPTER = {"errors": 0, "llm": 0, "grammar": 0, "json_grammar": 0, "grammar_sampling": 0, "local": 0, "model_files": 0, "prefix_cache": 0, "kv_state": 0, "redaction": 0, "backends": 0, "cpu_load": 0, "server": 0, "serve_app": 0, "serve_queue": 0, "serve_schema": 0,
+CHAPTER = {"errors": 0, "llm": 0, "grammar": 0, "json_grammar": 0, "grammar_sampling": 0, "local": 0, "model_files": 0, "prefix_cache": 0, "kv_state": 0, "redaction": 0, "backends": 0, "cpu_load": 0, "decode_threads": 0, "server": 0, "serve_app": 0, "serve_queue": 0, "serve_schema": 0,
            "tools": 1, "toolbox": 1, "react": 2, "agent": 3, "observers": 4, "memory": 5, "storage": 5,
            "rag": 6, "widgets": 7, "teaching": 7, "translation": 7, "evaluation": 8, "cli": 8, "": 9}
 

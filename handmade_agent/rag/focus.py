@@ -2,8 +2,9 @@
 
 The search tool shows a small model a few passages of up to 600 characters each, and the 0.5B model
 copies what it reads first (a heading, an overview sentence, the wrong table row) more often than the
-line that answers. ``focus`` keeps, from each passage, only its best ``keep`` lines, in their own
-order, and puts the passage whose best line scores highest first. A line is a sentence of prose or a
+line that answers. ``best_lines`` keeps, from each passage, only its best ``keep`` lines, in their own
+order; the passages keep the retriever's order (putting the passage with the best line first put the
+answer first less often on the KB tasks: the retriever ranks better than one line). A line is a sentence of prose or a
 whole table-row chunk, written as ``column: value`` pairs (``tables.row_record``), so "4.1 L" sits next
 to "Tessel T4 Pro" and "350 g" next to "Arm payload".
 
@@ -18,7 +19,7 @@ keeps the whole chunks, so citations and support checks see the full passage.
 
     >>> from handmade_agent.rag.chunking import Chunk
     >>> c = Chunk("m:1", "m", "The M1 is a desk waterer. Its hoses are 450 mm long. It ships in a box.")
-    >>> focus([c], ["How long are the hoses?"], keep=1)[0][1]
+    >>> best_lines([c], ["How long are the hoses?"], keep=1)[0][1]
     'Its hoses are 450 mm long.'
 """
 from __future__ import annotations
@@ -35,7 +36,7 @@ TERM_WEIGHT = 0.5  # a line with every query term gains as much as a cosine of 0
 
 
 def lines_of(chunk) -> list[str]:
-    """The units ``focus`` chooses among: a table row whole (header included), prose by sentence."""
+    """The units ``best_lines`` chooses among: a table-row chunk as one line of column: value pairs, prose by sentence."""
     if getattr(chunk, "table_header", ""):
         rows = [r for r in chunk.text.split("\n") if r.strip()]
         return [" / ".join(row_record(chunk.table_header, r) for r in rows)]
@@ -47,7 +48,7 @@ def _term_share(query_terms: list[set[str]], line: str) -> float:
     return max((len(q & have) / len(q) for q in query_terms if q), default=0.0)
 
 
-def focus(hits: Sequence, queries: Sequence[str], embedder=None, keep: int = 2) -> list[tuple[object, str]]:
+def best_lines(hits: Sequence, queries: Sequence[str], embedder=None, keep: int = 2) -> list[tuple[object, str]]:
     """``(hit, text)`` per hit, in the hits' order: ``text`` is the hit's ``keep`` best lines, in order."""
     queries = [q for q in queries if q and q.strip()]
     chunks = [getattr(h, "chunk", h) for h in hits]

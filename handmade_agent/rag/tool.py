@@ -21,7 +21,7 @@ The agent hands the tool the user's question as well (``Tool.question_arg``): a 
 names only the product ("Tessel T4") and drops what was asked ("arm payload"), which finds overview
 passages. The tool searches with both and fuses the two rankings by reciprocal rank (the question first
 on a tie), so the asker's own words can bring up the row that holds the answer; each passage is then
-cut to its best lines (``focus``). On the 22 KB tasks the answer was in the top 3 for 14 with the
+cut to its best lines (``focus.best_lines``). On the 22 KB tasks the answer was in the top 3 for 14 with the
 model's queries alone and 18 with both (benchmarks/kb_tasks.py, "seen").
 
 Deliberately left out: letting the model pick the method or k (one knob fewer
@@ -37,7 +37,7 @@ from __future__ import annotations
 
 from ..react.examples import KB_HINT
 from .context import format_passages
-from .focus import focus
+from .focus import best_lines
 
 DEFAULT_ALPHA = 0.7
 DEFAULT_CODE_WEIGHT = 0.5  # measured: same eval figures, and the agent's keyword queries ("E-17") find the code's row
@@ -100,7 +100,7 @@ def knowledge_search_tool(retriever, k: int = 4, *, method: str = "hybrid", wher
         # closing with what to do next keeps a small model from searching again and again
         texts = None
         if focus_lines:
-            shown = focus(hits, queries, getattr(retriever, "embedder", None), keep=focus_lines)
+            shown = best_lines(hits, queries, getattr(retriever, "embedder", None), keep=focus_lines)
             hits, texts = [h for h, _ in shown], [text for _, text in shown]
         return format_passages(hits, max_chars, texts, headings=not focus_lines) + f"\n\n{LANGUAGE_NOTE}" + (f"\n{hint}" if hint else "")
 
