@@ -235,7 +235,7 @@ class LocalLLM:
             self.threads = want
 
     def _measured_decode_threads(self, cores: int) -> int:
-        """The remembered fastest decode thread count for this CPU; measured now (~2 s, once) if the machine is quiet."""
+        """The remembered fastest decode thread count for this CPU; measured now (~3 s, once) if the machine is quiet."""
         import llama_cpp
 
         from . import decode_threads

@@ -41,6 +41,7 @@ def test_the_machine_key_names_the_cpu_cores_and_llama_version():
 def test_the_local_model_measures_once_then_remembers_and_keeps_its_answers(local_llm, monkeypatch, tmp_path):
     import handmade_agent.model_files as files
     msgs = [{"role": "user", "content": "Name three rivers in China, comma-separated."}]
+    local_llm.forget()  # both answers computed cold: a prefix reused from an earlier test can change a token
     before = local_llm.complete(msgs, max_tokens=20).text
     monkeypatch.setattr(files, "cache_dir", lambda: tmp_path)
     monkeypatch.setattr(local_llm._watch, "others", lambda: 0.0)  # a quiet machine, as measuring requires

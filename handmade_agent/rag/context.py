@@ -37,7 +37,7 @@ RAG_SYSTEM = (
 def format_passages(hits: Sequence, max_chars: int = 800, texts: Sequence[str] | None = None,
                     headings: bool = True) -> str:
     """The passages block: one ``[id] heading path`` line and the text per hit (or ``texts``, one per hit:
-    what ``focus`` kept of each)."""
+    what ``focus.best_lines`` kept of each)."""
     blocks = []
     for i, h in enumerate(hits):
         c = getattr(h, "chunk", h)
