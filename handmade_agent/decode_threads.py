@@ -21,6 +21,8 @@ import os
 import time
 from pathlib import Path
 
+from .kv_state import clear
+
 FORMAT = 1
 FILE = "decode-threads.json"
 TOKENS = 24
@@ -70,13 +72,11 @@ def measure(llama, cores: int, tokens: int = TOKENS) -> dict[int, float]:
     prompt = llama.tokenize(b"1, 2, 3, 4,", add_bos=False)
     for n in [1, cores] * 2:  # interleaved, so a passing disturbance hits both counts
         llama_cpp.llama_set_n_threads(llama.ctx, n, cores)
-        llama.reset()
-        llama_cpp.llama_memory_clear(llama_cpp.llama_get_memory(llama.ctx), True)
+        clear(llama)
         llama.eval(prompt)
         t0 = time.perf_counter()
         for _ in range(tokens):
             llama.eval([prompt[-1]])
         rates[n] = max(rates.get(n, 0.0), tokens / (time.perf_counter() - t0))
-    llama.reset()
-    llama_cpp.llama_memory_clear(llama_cpp.llama_get_memory(llama.ctx), True)
+    clear(llama)
     return rates

@@ -38,6 +38,13 @@ def turn_starts(tokens: Sequence[int], marker: Sequence[int]) -> list[int]:
     return [i for i, t in enumerate(tokens) if t == first and list(tokens[i:i + len(m)]) == m]
 
 
+def clear(llama: Any) -> None:
+    """Empty the context: no tokens recorded, no KV cells (the next call evaluates its prompt from the start)."""
+    import llama_cpp
+    llama.reset()
+    llama_cpp.llama_memory_clear(llama_cpp.llama_get_memory(llama.ctx), True)
+
+
 def evaluate(llama: Any, tokens: Sequence[int], held: int) -> None:
     """Evaluate ``tokens[held:]`` on top of the ``held`` tokens already in the context."""
     llama.n_tokens = held  # Llama.eval first drops every KV entry from n_tokens on

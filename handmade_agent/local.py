@@ -206,10 +206,9 @@ class LocalLLM:
 
     def forget(self) -> None:
         """Drop the in-process KV cache: the next call evaluates its prompt again (or loads its prefix from disk)."""
-        import llama_cpp
+        from .kv_state import clear
         with self._lock:
-            self._llama.reset()
-            llama_cpp.llama_memory_clear(llama_cpp.llama_get_memory(self._llama.ctx), True)
+            clear(self._llama)
 
     def warm(self, messages: Sequence[MessageLike], tools: list[dict] | None = None) -> str | None:
         """Load or compute the KV state of ``messages`` (e.g. system prompt + examples) before the first call.

@@ -63,10 +63,9 @@ def best_lines(hits: Sequence, queries: Sequence[str], embedder=None, keep: int 
         vectors = vectors / np.maximum(np.linalg.norm(vectors, axis=1, keepdims=True), 1e-12)
         scores += (vectors[len(queries):] @ vectors[:len(queries)].T).max(axis=1)
     out, start = [], 0
-    for h, lines in zip(hits, units):
+    for h, c, lines in zip(hits, chunks, units):
         own = scores[start:start + len(lines)]
         start += len(lines)
-        best = sorted(np.argsort(-own, kind="stable")[:keep]) if len(lines) else []
-        text = " ".join(lines[i] for i in best) if best else getattr(h, "chunk", h).display_text
-        out.append((h, text))
+        best = sorted(np.argsort(-own, kind="stable")[:keep])
+        out.append((h, " ".join(lines[i] for i in best) if best else c.display_text))
     return out
