@@ -3,7 +3,7 @@ from __future__ import annotations
 
 from handmade_agent.rag import HashingEmbedder
 from handmade_agent.rag.chunking import Chunk
-from handmade_agent.rag.focus import best_lines, lines_of
+from handmade_agent.rag.focus import best_lines, lines_of, named_columns
 
 PROSE = Chunk("m:1", "m", "The M1 is a desk waterer for small pots. It has no battery. "
                           "Each of its two hoses is 450 mm long. It was launched in March 2024.")
@@ -32,3 +32,24 @@ def test_no_query_or_no_lines_shows_the_passage_whole():
     assert best_lines([PROSE], ["", "  "]) == [(PROSE, PROSE.text)]
     blank = Chunk("b:1", "b", "   ")
     assert best_lines([blank], ["hose"]) == [(blank, "   ")]
+
+
+SPECS = Chunk("s:4", "s", "| Water tank | 2.6 L | 4.1 L |", table_header="| Item | Tessel T4 | Tessel T4 Pro |")
+PRICES = Chunk("p:1", "p", "| Tessel T4 | Mobile robot, 2.6 L tank | €649 |", table_header="| Product | What it is | Price |")
+
+
+def test_a_question_naming_one_of_several_value_columns_sees_only_that_one():
+    assert lines_of(SPECS, ["What is the water tank capacity of the Tessel T4 Pro?"]) == \
+        ["Item: Water tank; Tessel T4 Pro: 4.1 L"]
+    # "Tessel T4" names both columns; the one with no term left unasked wins
+    assert lines_of(SPECS, ["Tessel T4 的水箱容量是多少？"]) == ["Item: Water tank; Tessel T4: 2.6 L"]
+    assert best_lines([SPECS], ["T4 Pro tank"])[0][1] == "Item: Water tank; Tessel T4 Pro: 4.1 L"
+
+
+def test_columns_stay_when_the_question_names_none_all_or_just_the_attribute():
+    assert lines_of(SPECS, ["How big is the water tank?"]) == ["Item: Water tank; Tessel T4: 2.6 L; Tessel T4 Pro: 4.1 L"]
+    assert named_columns(["Item", "Tessel T4", "Tessel T4 Pro"], ["Tessel T4 or Tessel T4 Pro?"]) is None  # both named
+    assert named_columns(["Item", "Tessel T4", "Tessel T4 Pro"], ["Which tank is bigger, T4 or T4 Pro?", "T4 Pro"]) is None
+    # one named column is what is asked about, not a choice between columns: the whole row stays
+    assert lines_of(PRICES, ["What is the price of the Tessel T4?"]) == \
+        ["Product: Tessel T4; What it is: Mobile robot, 2.6 L tank; Price: €649"]

@@ -37,6 +37,7 @@ class AgentConfig:
     recap_results: bool = True         # each observation repeats the earlier results (text ReAct)
     constrained: bool | None = None    # grammar-constrained replies; None: wherever the backend supports it
     repeat_guard: bool = True          # warn on an identical repeated call, stop at the second (off: it runs again)
+    translate_answer: bool = True      # an answer not in the question's script is translated (agent.answer_language)
 
     def __post_init__(self) -> None:
         if self.strategy not in STRATEGIES:

@@ -52,7 +52,7 @@ class RunStarted(Event):
 class LLMCallStarted(Event):
     kind: ClassVar[str] = "llm_call_started"
     messages: list = field(default_factory=list)  # OpenAI-style dicts
-    purpose: str = "step"                         # "step", "summary" (memory) or "rerank" (judge)
+    purpose: str = "step"                         # "step", "summary" (memory), "rerank" (judge), "translate"
 
 
 @dataclass

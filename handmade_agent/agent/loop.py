@@ -11,7 +11,8 @@ observations. ``strategy="react"`` speaks the text protocol (chapter 02); ``"nat
 tool schemas to the backend and reads ``Completion.tool_calls``. With ``constrained`` (on wherever
 the backend ``supports_grammar``, e.g. ``LocalLLM``) each reply is decoded under a grammar: the ReAct
 step from ``react_grammar``, a native call from the backend's ``tool_call_grammar``; parse-and-repair
-stays for backends that cannot constrain. Every happening is an event
+stays for backends that cannot constrain. An answer not in the question's script (Chinese or not) is
+translated by one more short model call (``translate_answer``, ``answer_language.py``). Every happening is an event
 (``events.py``); each finished step is emitted whole as ``StepFinished``.
 
 Deliberately left out: parallel tool execution, streaming, retrying a failed tool on the model's
@@ -37,6 +38,7 @@ from ..react import (STOP, FinalAnswer, few_shot_messages, format_help, loads_le
                      react_grammar)
 from ..tools import Tool, ToolRegistry
 from . import events as ev
+from .answer_language import GRAMMARS, answer_script, needs_translation, translation_messages
 from .config import AgentConfig
 from .model_call import complete
 from .native import NATIVE_SYSTEM_PROMPT, clean_completion, native_reminder, read_native
@@ -253,8 +255,25 @@ class Agent:
         return Step(index, "action", c.text or "", "", uses, native=True)
 
     def _final(self, index: int, reply: str, answer: str, thought: str) -> Step:
+        answer = self._in_question_language(index, answer)
         self._emit(ev.FinalAnswer(answer=answer), index)
         return Step(index, "final_answer", reply, thought, answer=answer, native=not self._react)
+
+    def _in_question_language(self, index: int, answer: str) -> str:
+        """The answer, translated by the model when its script is not the question's (``answer_language``).
+        The reply keeps what the model wrote; a failed translation keeps the answer as it was."""
+        script = answer_script(self._state().question) if self.config.translate_answer else None
+        if not needs_translation(answer, script):
+            return answer
+        r = self._state()
+
+        def emit(e: ev.Event) -> None:
+            r.calls += isinstance(e, ev.LLMCallStarted)
+            self._emit(e, index)
+        extra = {"grammar": GRAMMARS[script]} if self.constrained else {}
+        c, _ = complete(self.llm, translation_messages(answer, script), retries=self.config.llm_retries, emit=emit,
+                        purpose="translate", max_tokens=self.config.max_tokens, **extra)
+        return c.text.strip() if c is not None and c.text and c.text.strip() else answer
 
     def _format_error(self, r: _Run, index: int, reply: str, error: str, feedback: str) -> Step:
         r.format_errors += 1

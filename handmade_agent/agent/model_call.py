@@ -29,7 +29,7 @@ def complete(llm: Any, messages: Sequence[MessageLike], *, retries: int, emit: C
     """Call ``llm.complete(messages, **kwargs)`` with retries; return (completion or None, last error text).
 
     ``purpose`` tells observers what the call was for: ``"step"`` (the agent's next step),
-    ``"summary"`` (summary memory), ``"rerank"`` (the LLM judge).
+    ``"summary"`` (summary memory), ``"rerank"`` (the LLM judge), ``"translate"`` (the answer into the question's language).
     """
     error = ""
     messages = [as_message(m) for m in messages]

@@ -6,7 +6,9 @@ line that answers. ``best_lines`` keeps, from each passage, only its best ``keep
 order; the passages keep the retriever's order (putting the passage with the best line first put the
 answer first less often on the KB tasks: the retriever ranks better than one line). A line is a sentence of prose or a
 whole table-row chunk, written as ``column: value`` pairs (``tables.row_record``), so "4.1 L" sits next
-to "Tessel T4 Pro" and "350 g" next to "Arm payload".
+to "Tessel T4 Pro" and "350 g" next to "Arm payload". When the question names one of several value
+columns better than the others ("T4 Pro" against the columns "Tessel T4" and "Tessel T4 Pro"), the row
+shows only that column (``named_columns``): with both, the 0.5B model copied the first.
 
 A line's score is its best cosine to any of the queries (the retriever's own embedder, multilingual,
 so a Chinese question scores an English line) plus the share of a query's terms it holds (codes such
@@ -24,22 +26,49 @@ keeps the whole chunks, so citations and support checks see the full passage.
 """
 from __future__ import annotations
 
+from collections import Counter
 from typing import Sequence
 
 import numpy as np
 
 from .chunking import split_sentences
-from .tables import row_record
+from .tables import cells, row_record
 from .terms import terms
 
 TERM_WEIGHT = 0.5  # a line with every query term gains as much as a cosine of 0.5
 
 
-def lines_of(chunk) -> list[str]:
-    """The units ``best_lines`` chooses among: a table-row chunk as one line of column: value pairs, prose by sentence."""
+def named_columns(names: Sequence[str], queries: Sequence[str]) -> list[int] | None:
+    """The columns a row should show when its value columns are variants of one thing (their headers share
+    a word: "Tessel T4", "Tessel T4 Pro") and the first query that names any names only some: the label
+    column and those. A header is named by its own words ("T4 Pro"); a shorter one only where it stands
+    alone ("T4 or T4 Pro" names both). None: show every column.
+
+    >>> named_columns(["Item", "Tessel T4", "Tessel T4 Pro"], ["tank of the T4 Pro"])
+    [0, 2]
+    """
+    own = [set(terms(n)) for n in names[1:]]
+    shared = set.intersection(*own) if len(own) >= 2 else set()
+    if not shared:  # different attributes ("What it is", "Price"): naming one is what is asked, not a choice
+        return None
+    for query in queries:
+        count = Counter(terms(query))
+        # times each header is named: a word every header has ("Tessel") may be left out, the others not
+        full = [min((count[t] for t in o if count[t] or t not in shared), default=0) for o in own]
+        alone = [f - sum(g for j, g in enumerate(full) if j != i and own[i] < own[j]) for i, f in enumerate(full)]
+        keep = [i for i, a in enumerate(alone, 1) if a > 0]
+        if keep:
+            return None if len(keep) == len(own) else [0, *keep]
+    return None
+
+
+def lines_of(chunk, queries: Sequence[str] = ()) -> list[str]:
+    """The units ``best_lines`` chooses among: a table-row chunk as one line of column: value pairs (only the
+    columns the queries pick, see ``named_columns``), prose by sentence."""
     if getattr(chunk, "table_header", ""):
         rows = [r for r in chunk.text.split("\n") if r.strip()]
-        return [" / ".join(row_record(chunk.table_header, r) for r in rows)]
+        return [" / ".join(row_record(chunk.table_header, r, named_columns(cells(chunk.table_header), queries))
+                           for r in rows)]
     return [s.strip() for s in split_sentences(chunk.text) if s.strip()]
 
 
@@ -52,7 +81,7 @@ def best_lines(hits: Sequence, queries: Sequence[str], embedder=None, keep: int 
     """``(hit, text)`` per hit, in the hits' order: ``text`` is the hit's ``keep`` best lines, in order."""
     queries = [q for q in queries if q and q.strip()]
     chunks = [getattr(h, "chunk", h) for h in hits]
-    units = [lines_of(c) for c in chunks]
+    units = [lines_of(c, queries) for c in chunks]
     flat = [line for lines in units for line in lines]
     if not flat or not queries:
         return [(h, c.display_text) for h, c in zip(hits, chunks)]

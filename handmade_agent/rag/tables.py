@@ -19,6 +19,7 @@ HTML tables.
 from __future__ import annotations
 
 import re
+from typing import Sequence
 
 TABLE_SEPARATOR = re.compile(r"^\s*\|?\s*:?-{2,}")
 
@@ -44,9 +45,11 @@ def cells(row: str) -> list[str]:
     return [c.strip() for c in row.split("|")]
 
 
-def row_record(header: str, row: str) -> str:
-    """A body row as ``column: value`` pairs (empty cells left out); the row itself if the widths differ."""
+def row_record(header: str, row: str, columns: Sequence[int] | None = None) -> str:
+    """A body row as ``column: value`` pairs (empty cells left out; only ``columns`` when given, by index);
+    the row itself if the widths differ."""
     names, values = cells(header), cells(row)
     if len(names) != len(values):
         return row.strip()
-    return "; ".join(f"{n}: {v}" if n else v for n, v in zip(names, values) if v)
+    keep = range(len(names)) if columns is None else columns
+    return "; ".join(f"{names[i]}: {values[i]}" if names[i] else values[i] for i in keep if values[i])

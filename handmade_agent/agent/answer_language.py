@@ -1,0 +1,63 @@
+"""The answer in the question's language: which script a question wants, and one call to translate.
+
+A 0.5B model answers by copying. Asked in Chinese about an English passage it answers in English;
+measured on the 22 KB tasks (benchmarks/kb_tasks.py), 11 answers were in the wrong language. Holding
+the answer's first character to the question's script with the ReAct grammar fixed the language
+(21 of 22) but broke the facts (14 → 11 of 22): made to open in Chinese, the model copied a Chinese line
+instead of the right English one. So the agent lets the model answer as it reads and, only when the
+answer's script is not the question's, asks it to translate that answer in one short call (the answer
+alone, about 60 prompt tokens, no passages to copy from), constrained to the script when the backend can.
+
+Deliberately left out: languages beyond Chinese and scripts without Chinese characters (the course's
+knowledge base is bilingual); Japanese (kana) and questions that ask for Chinese are left as answered.
+
+    >>> answer_script("Tessel T4 的水箱容量是多少？"), answer_script("How big is the tank?")
+    ('han', 'no-han')
+    >>> needs_translation("2 years [t4-specs:1]", "han"), needs_translation("两年 [t4-specs:1]", "han")
+    (True, False)
+"""
+from __future__ import annotations
+
+import re
+
+from ..llm import Message
+
+HAN = "\u3400-\u9fff"  # CJK ideographs, extension A and the unified block
+_HAN = re.compile(f"[{HAN}]")
+_KANA = re.compile("[\u3040-\u30ff]")
+_ASKS_FOR_CHINESE = re.compile(r"chinese|mandarin|cantonese|hanzi|pinyin|kanji", re.I)
+_IDS = re.compile(r"\[[^\]]*\]")  # cited passage ids are not language
+NAMES = {"han": "Chinese", "no-han": "English"}
+GRAMMARS = {"han": f'root ::= [{HAN}] [^\\n]* ( "\\n" [^\\n]+ )*\n',
+            "no-han": f'root ::= line ( "\\n" line )*\nline ::= [^\\n{HAN}]+\n'}
+SYSTEM = ("Translate the user's text into {language}. Copy numbers, units, names, codes and [ids] "
+          "unchanged. Reply with the translation only.")
+
+
+def _han_share(text: str) -> float | None:
+    letters = re.findall(r"[^\W\d_]", _IDS.sub("", text or ""))
+    return sum(bool(_HAN.match(ch)) for ch in letters) / len(letters) if letters else None
+
+
+def answer_script(question: str) -> str | None:
+    """"han" for a question mostly in Chinese characters, "no-han" for one with letters but none of
+    them Chinese, None when unsure (mixed text, no letters, Japanese, or a question asking for Chinese)."""
+    share = _han_share(question)
+    if share is None or _KANA.search(question) or _ASKS_FOR_CHINESE.search(question):
+        return None
+    if share == 0:
+        return "no-han"
+    return "han" if share >= 0.3 else None
+
+
+def needs_translation(answer: str, script: str | None) -> bool:
+    """Is ``answer`` in another script than ``script`` asks for? An answer without letters never is."""
+    share = _han_share(answer)
+    if share is None or script is None:
+        return False
+    return share < 0.3 if script == "han" else share > 0
+
+
+def translation_messages(answer: str, script: str) -> list[Message]:
+    """The whole prompt of the translation call: an instruction and the answer, nothing else."""
+    return [Message("system", SYSTEM.format(language=NAMES[script])), Message("user", answer)]

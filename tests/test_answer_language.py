@@ -1,0 +1,68 @@
+"""The answer in the question's language: script detection, when to translate, the translation call."""
+from __future__ import annotations
+
+import pytest
+from gbnf_match import matches, parse_gbnf
+
+from handmade_agent.agent import Agent
+from handmade_agent.agent.answer_language import GRAMMARS, answer_script, needs_translation
+from handmade_agent.errors import LLMError
+from handmade_agent.llm import ScriptedLLM
+
+
+@pytest.mark.parametrize("question, script", [
+    ("Tessel T4 的水箱容量是多少？", "han"), ("T4 显示 E-63 是什么意思？", "han"),
+    ("What does fault code M-08 mean on the Mini M1?", "no-han"), ("Wie groß ist der Tank?", "no-han"),
+    ("2+2?", None), ("", None), ("タンクの容量は？", None),        # no letters; Japanese (kana) is not guessed
+    ("How do you write 'water tank' in Chinese?", None),          # asks for Chinese: its answer may hold it
+    ("Is 水箱 the word the Tessel manual uses for its water tank?", None)])  # mixed: left alone
+def test_the_answer_script_follows_the_question(question, script):
+    assert answer_script(question) == script
+
+
+@pytest.mark.parametrize("answer, script, needed", [
+    ("2 years", "han", True), ("保修期为 2 年", "han", False), ("549", "han", False),
+    ("两年 [t4-specifications#warranty:1]", "han", False),            # an id is not English
+    ("M-08 means 喷嘴无法旋转", "no-han", True), ("It means the nozzle is blocked.", "no-han", False),
+    ("Tessel T4 Pro 的水箱容量是 4.1 L", "han", False), ("Tessel T4 Pro：4.1 L", "han", True), ("2 years", None, False)])
+def test_translation_is_needed_only_for_an_answer_in_the_other_script(answer, script, needed):
+    assert needs_translation(answer, script) is needed
+
+
+def test_the_translation_grammars_hold_the_script():
+    han, latin = parse_gbnf(GRAMMARS["han"]), parse_gbnf(GRAMMARS["no-han"])
+    assert matches(han, "保修期为 2 年。") and matches(han, "保修两年\n[t4-specifications#warranty:1]")
+    assert not matches(han, "2 years") and not matches(han, "")
+    assert matches(latin, "The nozzle cannot rotate.") and not matches(latin, "The nozzle (喷嘴) cannot rotate.")
+
+
+class Constrainable(ScriptedLLM):
+    supports_grammar = True
+
+
+def test_an_english_answer_to_a_chinese_question_is_translated_by_one_more_call():
+    llm = Constrainable(["Thought: found it\nFinal Answer: 2 years", "保修期为 2 年。"])
+    seen = []
+    result = Agent(llm, [], observers=[seen.append]).run("激光雷达模组保修几年？")
+    assert result.answer == "保修期为 2 年。" and result.stop_reason == "final_answer"
+    assert result.steps[-1].reply.endswith("Final Answer: 2 years")  # what the model wrote is kept
+    call = llm.calls[1]
+    assert call["grammar"] == GRAMMARS["han"] and call["messages"][-1].content == "2 years"
+    assert "Chinese" in call["messages"][0].content and len(call["messages"]) == 2  # no passages, no question
+    purposes = [e.purpose for e in seen if type(e).__name__ == "LLMCallFinished"]
+    assert purposes == ["step", "translate"]
+
+
+def test_an_answer_already_in_the_right_script_costs_no_call_and_the_setting_turns_it_off():
+    llm = Constrainable(["Thought: t\nFinal Answer: 保修期为 2 年"])
+    assert Agent(llm, []).run("激光雷达模组保修几年？").answer == "保修期为 2 年" and len(llm.calls) == 1
+    off = Constrainable(["Thought: t\nFinal Answer: 2 years"])
+    assert Agent(off, [], translate_answer=False).run("激光雷达模组保修几年？").answer == "2 years"
+    assert len(off.calls) == 1
+
+
+def test_a_failed_translation_keeps_the_answer_and_an_unconstrained_backend_gets_no_grammar():
+    failing = ScriptedLLM(["Thought: t\nFinal Answer: M-08 means 喷嘴无法旋转", LLMError("down"), LLMError("down")])
+    result = Agent(failing, []).run("What does fault code M-08 mean?")
+    assert result.answer == "M-08 means 喷嘴无法旋转" and result.stop_reason == "final_answer"
+    assert failing.calls[1]["grammar"] is None
