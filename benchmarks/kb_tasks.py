@@ -38,9 +38,28 @@ sys.path.insert(0, str(ROOT))
 CJK = re.compile(r"[\u3400-\u9fff]")
 
 
+def _normal(text: str) -> str:
+    """Lower case, no thousands commas, no space between a number and a Chinese character ("2 年" = "2年")."""
+    text = (text or "").replace(",", "").lower()
+    return re.sub(r"(?<=[\d\u3400-\u9fff]) +(?=[\u3400-\u9fff])|(?<=[\u3400-\u9fff]) +(?=\d)", "", text)
+
+
+def _holds(text: str, form: str) -> bool:
+    """``form`` is in ``text``, and a number in it is whole: "41" is not found in "141" or "4.1"."""
+    form = _normal(form)
+    before = r"(?<![\d.])" if form[:1].isdigit() else ""
+    after = r"(?![\d])" if form[-1:].isdigit() else ""
+    return re.search(before + re.escape(form) + after, text) is not None
+
+
 def fact_correct(answer: str, facts: list[list[str]]) -> bool:
-    text = (answer or "").replace(",", "").lower()
-    return all(any(form.replace(",", "").lower() in text for form in group) for group in facts)
+    """Every fact group has one accepted form in the answer.
+
+    >>> fact_correct("激光雷达模块的保修期是2年。", [["2 年"]]), fact_correct("12 年", [["2 年"]])
+    (True, False)
+    """
+    text = _normal(answer)
+    return all(any(_holds(text, form) for form in group) for group in facts)
 
 
 def language_correct(answer: str, lang: str) -> bool:
@@ -69,8 +88,11 @@ def main() -> None:
     ap.add_argument("--read", action="store_true",
                     help="no agent: search with the question, then one plain completion reads the passages")
     ap.add_argument("--k", type=int, default=3, help="passages per search (3, as the evaluation's KB toolset)")
+    ap.add_argument("--language-note", choices=("on", "off"), default="on",
+                    help="the tool's note asking for an answer in the question's language")
     ap.add_argument("--whole-passages", action="store_true",
                     help="show whole passages (as before focus kept each passage's best lines)")
+    ap.add_argument("--focus-lines", type=int, default=2, help="lines kept of each passage (2, the tool's default)")
     args = ap.parse_args()
     from handmade_agent.agent import Agent
     from handmade_agent.local import LocalLLM
@@ -85,7 +107,8 @@ def main() -> None:
     emb = CachedEmbedder(SentenceTransformerEmbedder()) if args.embedder == "minilm" else None
     retriever, k = knowledge_retriever(docs, emb), args.k
     tool = knowledge_search_tool(retriever, k=k, method="hybrid", with_question=not args.no_question,
-                                 focus_lines=None if args.whole_passages else 2)
+                                 focus_lines=None if args.whole_passages else args.focus_lines,
+                                 language_note=args.language_note == "on")
     llm, rows = (None if args.retrieval_only else LocalLLM()), []
     for t in tasks:
         shown = [h.chunk.display_text for h in retriever.search(t["question"], k=k, method="hybrid")]

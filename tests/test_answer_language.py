@@ -24,7 +24,9 @@ def test_the_answer_script_follows_the_question(question, script):
     ("2 years", "han", True), ("保修期为 2 年", "han", False), ("549", "han", False),
     ("两年 [t4-specifications#warranty:1]", "han", False),            # an id is not English
     ("M-08 means 喷嘴无法旋转", "no-han", True), ("It means the nozzle is blocked.", "no-han", False),
-    ("Tessel T4 Pro 的水箱容量是 4.1 L", "han", False), ("Tessel T4 Pro：4.1 L", "han", True), ("2 years", None, False)])
+    ("Tessel T4 Pro 的水箱容量是 4.1 L", "han", False),
+    ("Tessel T4 Pro：4.1 L", "han", True), ("2 years", None, False),
+    ("Tomorrow in 北京 (Beijing) it is sunny, 14-27 °C.", "no-han", False)])  # a Chinese name in English text
 def test_translation_is_needed_only_for_an_answer_in_the_other_script(answer, script, needed):
     assert needs_translation(answer, script) is needed
 
@@ -66,3 +68,10 @@ def test_a_failed_translation_keeps_the_answer_and_an_unconstrained_backend_gets
     result = Agent(failing, []).run("What does fault code M-08 mean?")
     assert result.answer == "M-08 means 喷嘴无法旋转" and result.stop_reason == "final_answer"
     assert failing.calls[1]["grammar"] is None
+
+
+def test_citations_the_translation_dropped_are_put_back():
+    llm = Constrainable(["Thought: t\nFinal Answer: 2 years [t4-specifications#warranty:1]", "保修两年。"])
+    assert Agent(llm, []).run("激光雷达模组保修几年？").answer == "保修两年。 [t4-specifications#warranty:1]"
+    kept = Constrainable(["Thought: t\nFinal Answer: 2 years [a:1]", "保修两年 [a:1]。"])
+    assert Agent(kept, []).run("激光雷达模组保修几年？").answer == "保修两年 [a:1]。"

@@ -6,7 +6,8 @@ the answer's first character to the question's script with the ReAct grammar fix
 (21 of 22) but broke the facts (14 → 11 of 22): made to open in Chinese, the model copied a Chinese line
 instead of the right English one. So the agent lets the model answer as it reads and, only when the
 answer's script is not the question's, asks it to translate that answer in one short call (the answer
-alone, about 60 prompt tokens, no passages to copy from), constrained to the script when the backend can.
+alone, about 60 prompt tokens, no passages to copy from), constrained to the script when the backend can;
+the answer's citations are kept (``keep_citations``).
 
 Deliberately left out: languages beyond Chinese and scripts without Chinese characters (the course's
 knowledge base is bilingual); Japanese (kana) and questions that ask for Chinese are left as answered.
@@ -51,11 +52,22 @@ def answer_script(question: str) -> str | None:
 
 
 def needs_translation(answer: str, script: str | None) -> bool:
-    """Is ``answer`` in another script than ``script`` asks for? An answer without letters never is."""
+    """Is ``answer`` in another script than ``script`` asks for? Text counts as Chinese when at least 30 % of
+    its letters are Chinese characters, so an English answer naming 北京 stays as it is. No letters: never."""
     share = _han_share(answer)
     if share is None or script is None:
         return False
-    return share < 0.3 if script == "han" else share > 0
+    return (share >= 0.3) != (script == "han")
+
+
+def keep_citations(answer: str, translation: str) -> str:
+    """The translation with every ``[id]`` of the answer it lost put back at its end (a small model drops some).
+
+    >>> keep_citations("2 years [t4-specs:1]", "两年")
+    '两年 [t4-specs:1]'
+    """
+    lost = [i for i in dict.fromkeys(_IDS.findall(answer)) if i not in translation]
+    return " ".join([translation.strip(), *lost])
 
 
 def translation_messages(answer: str, script: str) -> list[Message]:

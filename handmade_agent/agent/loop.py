@@ -38,7 +38,7 @@ from ..react import (STOP, FinalAnswer, few_shot_messages, format_help, loads_le
                      react_grammar)
 from ..tools import Tool, ToolRegistry
 from . import events as ev
-from .answer_language import GRAMMARS, answer_script, needs_translation, translation_messages
+from .answer_language import GRAMMARS, answer_script, keep_citations, needs_translation, translation_messages
 from .config import AgentConfig
 from .model_call import complete
 from .native import NATIVE_SYSTEM_PROMPT, clean_completion, native_reminder, read_native
@@ -273,7 +273,7 @@ class Agent:
         extra = {"grammar": GRAMMARS[script]} if self.constrained else {}
         c, _ = complete(self.llm, translation_messages(answer, script), retries=self.config.llm_retries, emit=emit,
                         purpose="translate", max_tokens=self.config.max_tokens, **extra)
-        return c.text.strip() if c is not None and c.text and c.text.strip() else answer
+        return keep_citations(answer, c.text) if c is not None and c.text and c.text.strip() else answer
 
     def _format_error(self, r: _Run, index: int, reply: str, error: str, feedback: str) -> Step:
         r.format_errors += 1

@@ -18,7 +18,7 @@ from .documents import Document, EvalItem, load_documents, load_eval, parse_docu
 from .embedding import HashingEmbedder, SentenceTransformerEmbedder, default_model_path
 from .multilingual import USEEmbedder
 from .evaluation import EvalReport, evaluate, evaluate_retriever, ndcg_at_k, recall_at_k, reciprocal_rank, table
-from .focus import best_lines
+from .focus import best_lines, lines_of, named_columns
 from .fusion import blend, rrf
 from .index import VectorIndex, top_k
 from .support import Support, check_support
@@ -36,5 +36,5 @@ __all__ = [
     "Hit", "Retriever", "METHODS", "Reranker", "CrossEncoderReranker", "LLMJudgeReranker", "YesProbabilityReranker",
     "evaluate", "evaluate_retriever", "table", "EvalReport", "recall_at_k", "reciprocal_rank", "ndcg_at_k",
     "format_passages", "rag_messages", "check_support", "Support", "citations", "check_citations", "attribute", "cite", "knowledge_search_tool", "knowledge_retriever", "DEFAULT_ALPHA",
-    "DEFAULT_HUBNESS", "CrossLingual", "best_lines", "merged_search",
+    "DEFAULT_HUBNESS", "CrossLingual", "best_lines", "lines_of", "named_columns", "merged_search",
 ]

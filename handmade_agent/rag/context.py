@@ -24,7 +24,7 @@ import re
 from typing import Sequence
 
 from ..llm import Message
-from .support import CITATION, check_support, citations  # noqa: F401  (citations is public from here too)
+from .support import CITATION, check_support, citations, facts, quantities  # noqa: F401  (citations is public from here too)
 from .terms import is_cjk, terms
 
 RAG_SYSTEM = (
@@ -90,11 +90,25 @@ def attribute(answer: str, hits: Sequence, min_share: float = 0.6) -> list[str]:
     return [cid for _, cid in sorted(shares, key=lambda t: -t[0])]
 
 
+def _states_facts_of(answer: str, chunk) -> bool:
+    """Does ``answer`` state distinctive facts (a number with a unit, a code, a name; a bare number is too
+    common: the 4 of "T4"), all of its facts found in ``chunk``?"""
+    f = facts(answer)
+    if not (f["codes"] or f["names"] or any(unit for _, unit in f["quantities"])):
+        return False
+    have = quantities(chunk.search_text)  # a number with a unit needs that unit here: "64 升" is not "64 plants"
+    if any(unit and (n, unit) not in have for n, unit in f["quantities"]):
+        return False
+    checked = check_support(answer, [chunk])
+    return any(s.status == "supported" for s in checked) and all(s.status != "unsupported" for s in checked)
+
+
 def cite(answer: str, hits: Sequence, min_share: float = 0.6) -> tuple[str, list[str]]:
     """The answer with trustworthy citations, and their ids.
 
     Invented ids are removed; if no valid id remains, the attributed chunks are appended, those whose
-    numbers, codes and names match the answer first (``support``).
+    numbers, codes and names match the answer first (``support``); when no chunk shares enough words with
+    the answer (another language), the chunks holding all its numbers, codes and names.
     """
     checked = check_citations(answer, hits)
     text = answer
@@ -103,8 +117,9 @@ def cite(answer: str, hits: Sequence, min_share: float = 0.6) -> tuple[str, list
     text = re.sub(r"[ \t]{2,}", " ", text).strip()
     if checked["valid"]:
         return text, checked["valid"]
-    found = attribute(text, hits, min_share)
     chunks = {getattr(h, "chunk", h).id: getattr(h, "chunk", h) for h in hits}
+    # no shared words (a Chinese answer from an English row): its numbers, codes and names can still place it
+    found = attribute(text, hits, min_share) or [i for i, c in chunks.items() if _states_facts_of(text, c)]
     backed = [i for i in found if all(s.status != "unsupported" for s in check_support(text, [chunks[i]]))]
     ids = (backed + [i for i in found if i not in backed])[:2]
     return (text + " " + " ".join(f"[{i}]" for i in ids)).strip() if ids else text, ids

@@ -7,7 +7,7 @@ checkable fact, looks for every fact in the passages that sentence cites (if it
 cites none: those the answer cites; if the answer cites none: all of them):
 
 - numbers (``5,200`` = ``5200``) and, where a unit follows, the same unit in any
-  of the two languages (``350 g`` = ``350 克``, ``€14`` = ``14 €``);
+  of the two languages (``350 g`` = ``350 克``, ``€14`` = ``14 €``, ``2 years`` = ``两年``);
 - codes and part numbers (``E-17``, ``QF-F120``);
 - Latin-script names not at the start of a sentence (``Dana Whitlock``).
 
@@ -45,6 +45,27 @@ CITATION = re.compile(r"\[([^\[\]\s]+#[^\[\]\s]*|[^\[\]\s]+[:@]\d+)\]")  # [a#b:
 COMMON = {"The", "This", "That", "Yes", "Use", "Press", "Tap", "Open", "Each", "Every", "When", "After"}
 
 
+# small numbers written in Chinese characters before a unit ("两年", "六个月"): a translated answer writes them so
+ZH_DIGITS = {"一": 1, "二": 2, "两": 2, "三": 3, "四": 4, "五": 5, "六": 6, "七": 7, "八": 8, "九": 9}
+_ZH_UNIT = "|".join(sorted((re.escape(u) for u in UNITS if re.match("[\u4e00-\u9fff]", u)), key=len, reverse=True))
+ZH_QUANTITY = re.compile(rf"(?<![一二两三四五六七八九十百千万])([一二两三四五六七八九十]{{1,3}})\s*({_ZH_UNIT})")
+
+
+def zh_number(s: str) -> int | None:
+    """1..99 from Chinese numerals ("两" 2, "十二" 12, "三十五" 35), None for anything else.
+
+    >>> zh_number("两"), zh_number("十二"), zh_number("三十五"), zh_number("十十")
+    (2, 12, 35, None)
+    """
+    if "十" not in s:
+        return ZH_DIGITS.get(s) if len(s) == 1 else None
+    tens, _, ones = s.partition("十")
+    if "十" in ones or len(tens) > 1 or len(ones) > 1:
+        return None
+    t, o = (ZH_DIGITS.get(tens) if tens else 1), (ZH_DIGITS.get(ones) if ones else 0)
+    return None if t is None or o is None else 10 * t + o
+
+
 def _number(s: str) -> str:
     s = re.sub(r"(?<=\d),(?=\d{3}\b)", "", s)  # 5,200 -> 5200 (a thousands separator, not a decimal comma)
     return s.replace(",", ".")
@@ -58,6 +79,9 @@ def quantities(text: str) -> set[tuple[str, str]]:
             out.add((_number(m.group(2)), "EUR"))
         elif not CODE.search(text[max(0, m.start() - 4): m.end()]):  # the 17 of E-17 is part of a code
             out.add((_number(m.group(3)), UNITS.get((m.group(4) or "").lower(), "")))
+    for m in ZH_QUANTITY.finditer(text):
+        if (n := zh_number(m.group(1))) is not None:
+            out.add((str(n), UNITS[m.group(2)]))
     return out
 
 

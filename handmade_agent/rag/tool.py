@@ -80,7 +80,7 @@ def merged_search(retriever, queries: list[str], k: int, **kw) -> list:
 
 def knowledge_search_tool(retriever, k: int = 4, *, method: str = "hybrid", where=None,
                           name: str = "knowledge_search", max_chars: int = 600, hint: str | None = KB_HINT,
-                          with_question: bool = True, focus_lines: int | None = 2):
+                          with_question: bool = True, focus_lines: int | None = 2, language_note: bool = True):
     """A ``Tool`` with one string parameter ``query`` that searches ``retriever`` (and the user's question,
     which the agent passes, unless ``with_question=False``), showing each passage's ``focus_lines`` best lines
     (``None``: whole passages)."""
@@ -102,7 +102,8 @@ def knowledge_search_tool(retriever, k: int = 4, *, method: str = "hybrid", wher
         if focus_lines:
             shown = best_lines(hits, queries, getattr(retriever, "embedder", None), keep=focus_lines)
             hits, texts = [h for h, _ in shown], [text for _, text in shown]
-        return format_passages(hits, max_chars, texts, headings=not focus_lines) + f"\n\n{LANGUAGE_NOTE}" + (f"\n{hint}" if hint else "")
+        note = f"\n\n{LANGUAGE_NOTE}" if language_note else "\n"
+        return format_passages(hits, max_chars, texts, headings=not focus_lines) + note + (f"\n{hint}" if hint else "")
 
     knowledge_search.retrieved = []  # every hit shown to the model, so an answer's citations can be checked
     params = {"type": "object",
