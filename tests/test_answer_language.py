@@ -5,7 +5,7 @@ import pytest
 from gbnf_match import matches, parse_gbnf
 
 from handmade_agent.agent import Agent
-from handmade_agent.agent.answer_language import GRAMMARS, answer_script, needs_translation
+from handmade_agent.agent.answer_language import GRAMMARS, answer_script, keeps_numbers, needs_translation
 from handmade_agent.errors import LLMError
 from handmade_agent.llm import ScriptedLLM
 
@@ -75,3 +75,12 @@ def test_citations_the_translation_dropped_are_put_back():
     assert Agent(llm, []).run("激光雷达模组保修几年？").answer == "保修两年。 [t4-specifications#warranty:1]"
     kept = Constrainable(["Thought: t\nFinal Answer: 2 years [a:1]", "保修两年 [a:1]。"])
     assert Agent(kept, []).run("激光雷达模组保修几年？").answer == "保修两年 [a:1]。"
+
+
+def test_a_translation_that_changes_a_number_or_a_code_is_thrown_away():
+    llm = Constrainable(["Thought: t\nFinal Answer: The mainboard costs 1150 元 (E-63).", "主板 115 元（E-36）。"])
+    assert Agent(llm, []).run("保外更换主板多少钱？").answer == "The mainboard costs 1150 元 (E-63)."
+    assert keeps_numbers("AF-10 costs €15", "配件AF-10售价€15")  # a code after Chinese text
+    assert not keeps_numbers("E-11 means no flow", "E-17 表示无水流")
+    two = Constrainable(["Thought: t\nFinal Answer: 2 years", "两年"])  # a one-digit number may become 两
+    assert Agent(two, []).run("激光雷达模组保修几年？").answer == "两年"

@@ -75,6 +75,9 @@ def test_support_checks_numbers_units_codes_and_names_across_languages():
     assert status("The manager is Dana Smith [c:1].") == [("unsupported", ["Smith"])]
     assert status("The arm lifts 350 g [c:1].") == [("unsupported", ["350 g"])]  # true, but not in what it cites
     assert status("It is fine [a:1].") == [("undecided", [])]
+    assert status("电池QF-B68售价 79 € [b:1]。") == [("unsupported", ["QF-B68"])]  # a code right after Chinese text
+    assert status("负载是三百五十克 [a:1]。") == [("undecided", [])]  # only numerals up to 99 are read
+    assert status("保修两年 [a:1]。") == [("unsupported", ["2 year"])]   # 两年 is 2 years, and row a says nothing of it
     judged = check_support("It is fine [a:1].", rows, judge=lambda sentence, passage: "Arm" in passage)
     assert [s.status for s in judged] == ["supported"]  # the judge is asked only where the check is undecided
 

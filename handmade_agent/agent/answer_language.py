@@ -7,7 +7,8 @@ the answer's first character to the question's script with the ReAct grammar fix
 instead of the right English one. So the agent lets the model answer as it reads and, only when the
 answer's script is not the question's, asks it to translate that answer in one short call (the answer
 alone, about 60 prompt tokens, no passages to copy from), constrained to the script when the backend can;
-the answer's citations are kept (``keep_citations``).
+the answer's citations are kept (``keep_citations``), and a translation that changed a number or a code
+is thrown away (``keeps_numbers``): the answer stays as the model wrote it.
 
 Deliberately left out: languages beyond Chinese and scripts without Chinese characters (the course's
 knowledge base is bilingual); Japanese (kana) and questions that ask for Chinese are left as answered.
@@ -68,6 +69,22 @@ def keep_citations(answer: str, translation: str) -> str:
     """
     lost = [i for i in dict.fromkeys(_IDS.findall(answer)) if i not in translation]
     return " ".join([translation.strip(), *lost])
+
+
+_NUMBER = re.compile(r"\d+(?:[.,]\d+)*")
+_CODE = re.compile(r"(?<![A-Za-z0-9-])[A-Z]{1,3}-[A-Z]?\d+(?![A-Za-z0-9])")  # not \b: 故障E-63 has no word boundary
+
+
+def keeps_numbers(answer: str, translation: str) -> bool:
+    """Does the translation keep the answer's codes and its numbers of two or more characters (one-digit
+    numbers may turn into 两, 三...)? If not, the agent keeps the answer untranslated: a fact over a language.
+
+    >>> keeps_numbers("Mainboard: 1150 元, E-63", "主板 1150 元，E-63"), keeps_numbers("1150 元", "115 元")
+    (True, False)
+    """
+    def numbers(text: str) -> list[str]:
+        return sorted(n for n in _NUMBER.findall(_IDS.sub("", text)) if len(n) > 1)
+    return numbers(answer) == numbers(translation) and set(_CODE.findall(answer)) <= set(_CODE.findall(translation))
 
 
 def translation_messages(answer: str, script: str) -> list[Message]:

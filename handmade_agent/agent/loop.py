@@ -38,7 +38,8 @@ from ..react import (STOP, FinalAnswer, few_shot_messages, format_help, loads_le
                      react_grammar)
 from ..tools import Tool, ToolRegistry
 from . import events as ev
-from .answer_language import GRAMMARS, answer_script, keep_citations, needs_translation, translation_messages
+from .answer_language import (GRAMMARS, answer_script, keep_citations, keeps_numbers, needs_translation,
+                              translation_messages)
 from .config import AgentConfig
 from .model_call import complete
 from .native import NATIVE_SYSTEM_PROMPT, clean_completion, native_reminder, read_native
@@ -261,7 +262,7 @@ class Agent:
 
     def _in_question_language(self, index: int, answer: str) -> str:
         """The answer, translated by the model when its script is not the question's (``answer_language``).
-        The reply keeps what the model wrote; a failed translation keeps the answer as it was."""
+        The reply keeps what the model wrote; a failed translation, or one that changed a number, keeps the answer."""
         script = answer_script(self._state().question) if self.config.translate_answer else None
         if not needs_translation(answer, script):
             return answer
@@ -273,7 +274,8 @@ class Agent:
         extra = {"grammar": GRAMMARS[script]} if self.constrained else {}
         c, _ = complete(self.llm, translation_messages(answer, script), retries=self.config.llm_retries, emit=emit,
                         purpose="translate", max_tokens=self.config.max_tokens, **extra)
-        return keep_citations(answer, c.text) if c is not None and c.text and c.text.strip() else answer
+        ok = c is not None and bool((c.text or "").strip()) and keeps_numbers(answer, c.text)
+        return keep_citations(answer, c.text) if ok else answer
 
     def _format_error(self, r: _Run, index: int, reply: str, error: str, feedback: str) -> Step:
         r.format_errors += 1

@@ -38,7 +38,7 @@ UNITS = {"g": "g", "克": "g", "kg": "kg", "千克": "kg", "公斤": "kg", "mm":
          "年": "year", "lux": "lux", "勒克斯": "lux", "hz": "Hz"}
 _UNIT = "|".join(sorted(map(re.escape, UNITS), key=len, reverse=True))
 QUANTITY = re.compile(rf"(€)\s*(\d+(?:[.,]\d+)*)|(\d+(?:[.,]\d+)*)\s*(?:({_UNIT})(?![A-Za-z]))?", re.I)
-CODE = re.compile(r"\b[A-Z]{1,3}-[A-Z]?\d+\b")
+CODE = re.compile(r"(?<![A-Za-z0-9-])[A-Z]{1,3}-[A-Z]?\d+(?![A-Za-z0-9])")  # not \b: 故障E-63 has no word boundary
 NAME = re.compile(r"(?<![\w-])[A-Z][a-zà-ÿ]{2,}\b")
 CITED = re.compile(r"\[[^\[\]]*\]")
 CITATION = re.compile(r"\[([^\[\]\s]+#[^\[\]\s]*|[^\[\]\s]+[:@]\d+)\]")  # [a#b:1], [a#b], [a@2]
