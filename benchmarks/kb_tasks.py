@@ -35,7 +35,6 @@ from pathlib import Path
 ROOT = Path(__file__).resolve().parent.parent
 sys.path.insert(0, str(ROOT))
 
-CJK = re.compile(r"[\u3400-\u9fff]")
 
 
 def _normal(text: str) -> str:
@@ -63,9 +62,9 @@ def fact_correct(answer: str, facts: list[list[str]]) -> bool:
 
 
 def language_correct(answer: str, lang: str) -> bool:
-    text = re.sub(r"\[[^\]]*\]", "", answer or "")  # ids are not language
-    letters = re.findall(r"[^\W\d_]", text)
-    share = sum(bool(CJK.match(ch)) for ch in letters) / max(1, len(letters))
+    """Chinese: at least 30 % of the letters are Chinese characters; English: none is (ids are not language)."""
+    from handmade_agent.agent.answer_language import han_share
+    share = han_share(answer) or 0.0
     return share >= 0.3 if lang == "zh" else share == 0
 
 

@@ -36,7 +36,8 @@ SYSTEM = ("Translate the user's text into {language}. Copy numbers, units, names
           "unchanged. Reply with the translation only.")
 
 
-def _han_share(text: str) -> float | None:
+def han_share(text: str) -> float | None:
+    """The share of ``text``'s letters that are Chinese characters, cited ``[ids]`` left out; None: no letters."""
     letters = re.findall(r"[^\W\d_]", _IDS.sub("", text or ""))
     return sum(bool(_HAN.match(ch)) for ch in letters) / len(letters) if letters else None
 
@@ -44,7 +45,7 @@ def _han_share(text: str) -> float | None:
 def answer_script(question: str) -> str | None:
     """"han" for a question mostly in Chinese characters, "no-han" for one with letters but none of
     them Chinese, None when unsure (mixed text, no letters, Japanese, or a question asking for Chinese)."""
-    share = _han_share(question)
+    share = han_share(question)
     if share is None or _KANA.search(question) or _ASKS_FOR_CHINESE.search(question):
         return None
     if share == 0:
@@ -55,7 +56,7 @@ def answer_script(question: str) -> str | None:
 def needs_translation(answer: str, script: str | None) -> bool:
     """Is ``answer`` in another script than ``script`` asks for? Text counts as Chinese when at least 30 % of
     its letters are Chinese characters, so an English answer naming 北京 stays as it is. No letters: never."""
-    share = _han_share(answer)
+    share = han_share(answer)
     if share is None or script is None:
         return False
     return (share >= 0.3) != (script == "han")
@@ -72,7 +73,8 @@ def keep_citations(answer: str, translation: str) -> str:
 
 
 _NUMBER = re.compile(r"\d+(?:[.,]\d+)*")
-_CODE = re.compile(r"(?<![A-Za-z0-9-])[A-Z]{1,3}-[A-Z]?\d+(?![A-Za-z0-9])")  # not \b: 故障E-63 has no word boundary
+# a fault code or part number (E-17, QF-F120); not \b: 故障E-63 has no word boundary. rag.support uses it too
+CODE = re.compile(r"(?<![A-Za-z0-9-])[A-Z]{1,3}-[A-Z]?\d+(?![A-Za-z0-9])")
 
 
 def keeps_numbers(answer: str, translation: str) -> bool:
@@ -84,7 +86,7 @@ def keeps_numbers(answer: str, translation: str) -> bool:
     """
     def numbers(text: str) -> list[str]:
         return sorted(n for n in _NUMBER.findall(_IDS.sub("", text)) if len(n) > 1)
-    return numbers(answer) == numbers(translation) and set(_CODE.findall(answer)) <= set(_CODE.findall(translation))
+    return numbers(answer) == numbers(translation) and set(CODE.findall(answer)) <= set(CODE.findall(translation))
 
 
 def translation_messages(answer: str, script: str) -> list[Message]:

@@ -193,14 +193,19 @@ class Agent:
 
     # --- one step, each strategy -----------------------------------------------------------------
 
-    def _ask(self, index: int) -> tuple[Completion | None, str]:
-        r, native = self._state(), not self._react
+    def _emitter(self, index: int):
+        """The ``emit`` for a model call of step ``index``: counts its attempts on the run, then emits."""
+        r = self._state()
 
         def emit(e: ev.Event) -> None:
             r.calls += isinstance(e, ev.LLMCallStarted)
             self._emit(e, index)
+        return emit
+
+    def _ask(self, index: int) -> tuple[Completion | None, str]:
+        native = not self._react
         extra = {"grammar": g} if (g := self.grammar()) else {}  # only then: an LLM written before grammars still works
-        return complete(self.llm, self.messages(), retries=self.config.llm_retries, emit=emit,
+        return complete(self.llm, self.messages(), retries=self.config.llm_retries, emit=self._emitter(index),
                         stop=None if native else STOP, max_tokens=self.config.max_tokens,
                         tools=self.tools.schemas() if native else None, **extra)
 
@@ -266,14 +271,9 @@ class Agent:
         script = answer_script(self._state().question) if self.config.translate_answer else None
         if not needs_translation(answer, script):
             return answer
-        r = self._state()
-
-        def emit(e: ev.Event) -> None:
-            r.calls += isinstance(e, ev.LLMCallStarted)
-            self._emit(e, index)
         extra = {"grammar": GRAMMARS[script]} if self.constrained else {}
-        c, _ = complete(self.llm, translation_messages(answer, script), retries=self.config.llm_retries, emit=emit,
-                        purpose="translate", max_tokens=self.config.max_tokens, **extra)
+        c, _ = complete(self.llm, translation_messages(answer, script), retries=self.config.llm_retries,
+                        emit=self._emitter(index), purpose="translate", max_tokens=self.config.max_tokens, **extra)
         ok = c is not None and bool((c.text or "").strip()) and keeps_numbers(answer, c.text)
         return keep_citations(answer, c.text) if ok else answer
 

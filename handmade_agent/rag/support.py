@@ -28,6 +28,7 @@ import re
 from dataclasses import dataclass, field
 from typing import Callable, Sequence
 
+from ..agent.answer_language import CODE  # the agent checks translations with the same pattern
 from .chunking import split_sentences
 
 UNITS = {"g": "g", "克": "g", "kg": "kg", "千克": "kg", "公斤": "kg", "mm": "mm", "毫米": "mm", "cm": "cm",
@@ -38,7 +39,6 @@ UNITS = {"g": "g", "克": "g", "kg": "kg", "千克": "kg", "公斤": "kg", "mm":
          "年": "year", "lux": "lux", "勒克斯": "lux", "hz": "Hz"}
 _UNIT = "|".join(sorted(map(re.escape, UNITS), key=len, reverse=True))
 QUANTITY = re.compile(rf"(€)\s*(\d+(?:[.,]\d+)*)|(\d+(?:[.,]\d+)*)\s*(?:({_UNIT})(?![A-Za-z]))?", re.I)
-CODE = re.compile(r"(?<![A-Za-z0-9-])[A-Z]{1,3}-[A-Z]?\d+(?![A-Za-z0-9])")  # not \b: 故障E-63 has no word boundary
 NAME = re.compile(r"(?<![\w-])[A-Z][a-zà-ÿ]{2,}\b")
 CITED = re.compile(r"\[[^\[\]]*\]")
 CITATION = re.compile(r"\[([^\[\]\s]+#[^\[\]\s]*|[^\[\]\s]+[:@]\d+)\]")  # [a#b:1], [a#b], [a@2]
