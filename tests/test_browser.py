@@ -150,6 +150,26 @@ def test_a_committed_notebook_shows_no_widget_error_when_trusted(page, lab, name
         f".venv/bin/python tests/execute_notebook.py notebooks/{name}")
 
 
+def settled_bytes(path: Path, deadline: float) -> bytes:
+    """The file once the server has finished writing it.
+
+    The server writes a saved notebook in place (truncate, then write), so the mtime moves before the bytes are
+    all there: CI once read an empty file. Wait for text that parses and stops changing.
+    """
+    previous = b""
+    while time.monotonic() < deadline:
+        current = path.read_bytes()
+        if current and current == previous:
+            try:
+                json.loads(current)
+                return current
+            except ValueError:
+                pass
+        previous = current
+        time.sleep(0.3)
+    return path.read_bytes()
+
+
 @pytest.mark.parametrize("name", ["panels.ipynb"] + [p.name for p in COMMITTED])
 def test_opening_and_saving_a_normal_form_notebook_changes_nothing(page, lab, name):
     path = lab.root / "normal" / name
@@ -163,7 +183,7 @@ def test_opening_and_saving_a_normal_form_notebook_changes_nothing(page, lab, na
     while path.stat().st_mtime_ns == mtime and time.monotonic() < deadline:
         time.sleep(0.2)
     assert path.stat().st_mtime_ns != mtime, "Ctrl+S did not save the notebook"
-    after = path.read_bytes()
+    after = settled_bytes(path, deadline)
     if after != before:
         import difflib
         diff = "".join(list(difflib.unified_diff(before.decode().splitlines(True), after.decode().splitlines(True),
