@@ -36,7 +36,11 @@ UNITS = {"g": "g", "克": "g", "kg": "kg", "千克": "kg", "公斤": "kg", "mm":
          "分钟": "min", "h": "h", "小时": "h", "w": "W", "瓦": "W", "v": "V", "%": "%", "€": "EUR", "元": "CNY",
          "yuan": "CNY", "db": "dB", "mah": "mAh", "wh": "Wh", "s": "s", "秒": "s", "days": "day", "day": "day",
          "天": "day", "months": "month", "month": "month", "个月": "month", "years": "year", "year": "year",
-         "年": "year", "lux": "lux", "勒克斯": "lux", "hz": "Hz"}
+         "年": "year", "lux": "lux", "勒克斯": "lux", "hz": "Hz", "grams": "g", "gram": "g", "kilograms": "kg",
+         "litres": "L", "liters": "L", "litre": "L", "liter": "L", "millimetres": "mm", "millimeters": "mm",
+         "metres": "m", "meters": "m", "minutes": "min", "hours": "h", "hour": "h", "seconds": "s", "watts": "W",
+         "volts": "V", "percent": "%"}
+COUNTED = "other"  # the unit of a passage's number that counts something else: "64 plants", "64 株植物"
 _UNIT = "|".join(sorted(map(re.escape, UNITS), key=len, reverse=True))
 QUANTITY = re.compile(rf"(€)\s*(\d+(?:[.,]\d+)*)|(\d+(?:[.,]\d+)*)\s*(?:({_UNIT})(?![A-Za-z]))?", re.I)
 NAME = re.compile(r"(?<![\w-])[A-Z][a-zà-ÿ]{2,}\b")
@@ -71,14 +75,22 @@ def _number(s: str) -> str:
     return s.replace(",", ".")
 
 
-def quantities(text: str) -> set[tuple[str, str]]:
-    """(number, canonical unit or "") pairs in ``text``."""
+def quantities(text: str, counted: bool = False) -> set[tuple[str, str]]:
+    """(number, canonical unit or "") pairs in ``text``; with ``counted``, a number followed by a word that is
+    no unit gets ``COUNTED`` instead of "", so "64 plants" cannot back "64 L".
+
+    >>> sorted(quantities("64 株植物, 2.6 L")), sorted(quantities("64 株植物", counted=True))
+    ([('2.6', 'L'), ('64', '')], [('64', 'other')])
+    """
     out = set()
     for m in QUANTITY.finditer(text):
         if m.group(1):
             out.add((_number(m.group(2)), "EUR"))
         elif not CODE.search(text[max(0, m.start() - 4): m.end()]):  # the 17 of E-17 is part of a code
-            out.add((_number(m.group(3)), UNITS.get((m.group(4) or "").lower(), "")))
+            unit = UNITS.get((m.group(4) or "").lower(), "")
+            if counted and not unit and re.match(r"[ \t]*[A-Za-z\u4e00-\u9fff]", text[m.end():]):
+                unit = COUNTED
+            out.add((_number(m.group(3)), unit))
     for m in ZH_QUANTITY.finditer(text):
         if (n := zh_number(m.group(1))) is not None:
             out.add((str(n), UNITS[m.group(2)]))
@@ -106,7 +118,7 @@ class Support:
 
 
 def _missing(f: dict[str, set], text: str) -> list[str]:
-    have_q, lower = quantities(text), text.lower()
+    have_q, lower = quantities(text, counted=True), text.lower()
     numbers = {n for n, _ in have_q}
     miss = [f"{n} {u}".strip() for n, u in f["quantities"]
             if n not in numbers or (u and (n, u) not in have_q and (n, "") not in have_q)]

@@ -25,7 +25,10 @@ cut to its best lines (``focus.best_lines``). On the 22 KB tasks the answer was 
 model's queries alone and 18 with both (benchmarks/kb_tasks.py, "seen").
 
 Deliberately left out: letting the model pick the method or k (one knob fewer
-for a small model to get wrong); both are fixed when the tool is made.
+for a small model to get wrong); both are fixed when the tool is made. Also tried and dropped, on the 22 KB
+tasks: k = 4 (fact 15, language 20, supported 11 against 14, 21, 16 at k = 3) and searching with the question
+translated by the model as well (fact 13, language 16: asked to translate a Chinese question, the 0.5B model
+mostly answered it, even held by a grammar to end in a question mark; an English one it translated well).
 
     >>> from handmade_agent.rag.chunking import Chunk
     >>> from handmade_agent.rag.retriever import Retriever
