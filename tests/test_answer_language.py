@@ -5,7 +5,7 @@ import pytest
 from gbnf_match import matches, parse_gbnf
 
 from handmade_agent.agent import Agent
-from handmade_agent.agent.answer_language import GRAMMARS, answer_script, keeps_numbers, needs_translation
+from handmade_agent.agent.answer_language import GRAMMARS, answer_script, keeps_facts, needs_translation
 from handmade_agent.errors import LLMError
 from handmade_agent.llm import ScriptedLLM
 
@@ -77,10 +77,13 @@ def test_citations_the_translation_dropped_are_put_back():
     assert Agent(kept, []).run("激光雷达模组保修几年？").answer == "保修两年 [a:1]。"
 
 
-def test_a_translation_that_changes_a_number_or_a_code_is_thrown_away():
+def test_a_translation_that_changes_a_number_a_code_or_a_product_name_is_thrown_away():
     llm = Constrainable(["Thought: t\nFinal Answer: The mainboard costs 1150 元 (E-63).", "主板 115 元（E-36）。"])
     assert Agent(llm, []).run("保外更换主板多少钱？").answer == "The mainboard costs 1150 元 (E-63)."
-    assert keeps_numbers("AF-10 costs €15", "配件AF-10售价€15")  # a code after Chinese text
-    assert not keeps_numbers("E-11 means no flow", "E-17 表示无水流")
+    assert keeps_facts("AF-10 costs €15", "配件AF-10售价€15")  # a code after Chinese text
+    assert not keeps_facts("E-11 means no flow", "E-17 表示无水流")
+    named = Constrainable(["Thought: t\nFinal Answer: Tessel T4: 2.6 L", "四面体 T4：2.6 升"])  # a name by its meaning
+    assert Agent(named, []).run("Tessel T4 的水箱容量是多少？").answer == "Tessel T4: 2.6 L"
+    assert keeps_facts("Dana Whitlock leads North America.", "达娜·惠特洛克负责北美。")  # a person's name may be transliterated
     two = Constrainable(["Thought: t\nFinal Answer: 2 years", "两年"])  # a one-digit number may become 两
     assert Agent(two, []).run("激光雷达模组保修几年？").answer == "两年"

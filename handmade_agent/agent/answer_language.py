@@ -7,8 +7,8 @@ the answer's first character to the question's script with the ReAct grammar fix
 instead of the right English one. So the agent lets the model answer as it reads and, only when the
 answer's script is not the question's, asks it to translate that answer in one short call (the answer
 alone, about 60 prompt tokens, no passages to copy from), constrained to the script when the backend can;
-the answer's citations are kept (``keep_citations``), and a translation that changed a number or a code
-is thrown away (``keeps_numbers``): the answer stays as the model wrote it.
+the answer's citations are kept (``keep_citations``), and a translation that changed a number, a code or
+a product's name is thrown away (``keeps_facts``): the answer stays as the model wrote it.
 
 Deliberately left out: languages beyond Chinese and scripts without Chinese characters (the course's
 knowledge base is bilingual); Japanese (kana) and questions that ask for Chinese are left as answered.
@@ -77,16 +77,25 @@ _NUMBER = re.compile(r"\d+(?:[.,]\d+)*")
 CODE = re.compile(r"(?<![A-Za-z0-9-])[A-Z]{1,3}-[A-Z]?\d+(?![A-Za-z0-9])")
 
 
-def keeps_numbers(answer: str, translation: str) -> bool:
-    """Does the translation keep the answer's codes and its numbers of two or more characters (one-digit
-    numbers may turn into 两, 三...)? If not, the agent keeps the answer untranslated: a fact over a language.
+# a product's name: a capitalised word right before a model number ("Tessel T4", "Mini M1"); the 0.5B model
+# translated "Tessel" by its meaning (四面体), a wrong fact. Other names may be transliterated, so not checked
+PRODUCT = re.compile(r"(?<![A-Za-z])[A-Z][a-z]{2,}(?= [A-Z]{1,3}-?\d)")
 
-    >>> keeps_numbers("Mainboard: 1150 元, E-63", "主板 1150 元，E-63"), keeps_numbers("1150 元", "115 元")
+
+def keeps_facts(answer: str, translation: str) -> bool:
+    """Does the translation keep the answer's codes, product names and numbers of two or more characters
+    (one-digit numbers may turn into 两, 三...)? If not, the agent keeps the answer untranslated: a fact over a
+    language.
+
+    >>> keeps_facts("Mainboard: 1150 元, E-63", "主板 1150 元，E-63"), keeps_facts("1150 元", "115 元")
+    (True, False)
+    >>> keeps_facts("Tessel T4: 2.6 L", "Tessel T4：2.6 升"), keeps_facts("Tessel T4: 2.6 L", "四面体 T4：2.6 升")
     (True, False)
     """
     def numbers(text: str) -> list[str]:
         return sorted(n for n in _NUMBER.findall(_IDS.sub("", text)) if len(n) > 1)
-    return numbers(answer) == numbers(translation) and set(CODE.findall(answer)) <= set(CODE.findall(translation))
+    return (numbers(answer) == numbers(translation) and set(CODE.findall(answer)) <= set(CODE.findall(translation))
+            and all(name in translation for name in PRODUCT.findall(answer)))
 
 
 def translation_messages(answer: str, script: str) -> list[Message]:

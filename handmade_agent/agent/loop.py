@@ -38,7 +38,7 @@ from ..react import (STOP, FinalAnswer, few_shot_messages, format_help, loads_le
                      react_grammar)
 from ..tools import Tool, ToolRegistry
 from . import events as ev
-from .answer_language import (GRAMMARS, answer_script, keep_citations, keeps_numbers, needs_translation,
+from .answer_language import (GRAMMARS, answer_script, keep_citations, keeps_facts, needs_translation,
                               translation_messages)
 from .config import AgentConfig
 from .model_call import complete
@@ -274,7 +274,7 @@ class Agent:
         extra = {"grammar": GRAMMARS[script]} if self.constrained else {}
         c, _ = complete(self.llm, translation_messages(answer, script), retries=self.config.llm_retries,
                         emit=self._emitter(index), purpose="translate", max_tokens=self.config.max_tokens, **extra)
-        ok = c is not None and bool((c.text or "").strip()) and keeps_numbers(answer, c.text)
+        ok = c is not None and bool((c.text or "").strip()) and keeps_facts(answer, c.text)
         return keep_citations(answer, c.text) if ok else answer
 
     def _format_error(self, r: _Run, index: int, reply: str, error: str, feedback: str) -> Step:
