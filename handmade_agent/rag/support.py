@@ -41,6 +41,10 @@ UNITS = {"g": "g", "克": "g", "kg": "kg", "千克": "kg", "公斤": "kg", "mm":
          "metres": "m", "meters": "m", "minutes": "min", "hours": "h", "hour": "h", "seconds": "s", "watts": "W",
          "volts": "V", "percent": "%"}
 COUNTED = "other"  # the unit of a passage's number that counts something else: "64 plants", "64 株植物"
+# words after a number that count nothing: "in 2019 by", "8 to 12", "3 和 4"
+NOT_COUNTED = {"and", "or", "to", "by", "at", "in", "on", "of", "for", "from", "with", "per", "before", "after",
+               "the", "a", "an", "is", "are", "was", "were", "x", "than", "和", "至", "到", "或", "与", "及"}
+_NEXT_WORD = re.compile(r"[ \t]*([A-Za-z]+|[\u4e00-\u9fff])")
 _UNIT = "|".join(sorted(map(re.escape, UNITS), key=len, reverse=True))
 QUANTITY = re.compile(rf"(€)\s*(\d+(?:[.,]\d+)*)|(\d+(?:[.,]\d+)*)\s*(?:({_UNIT})(?![A-Za-z]))?", re.I)
 NAME = re.compile(r"(?<![\w-])[A-Z][a-zà-ÿ]{2,}\b")
@@ -87,10 +91,13 @@ def quantities(text: str, counted: bool = False) -> set[tuple[str, str]]:
         if m.group(1):
             out.add((_number(m.group(2)), "EUR"))
         elif not CODE.search(text[max(0, m.start() - 4): m.end()]):  # the 17 of E-17 is part of a code
-            unit = UNITS.get((m.group(4) or "").lower(), "")
-            if counted and not unit and re.match(r"[ \t]*[A-Za-z\u4e00-\u9fff]", text[m.end():]):
+            number, unit = _number(m.group(3)), UNITS.get((m.group(4) or "").lower(), "")
+            if unit == "year" and re.fullmatch(r"(?:19|20)\d\d", number):
+                unit = ""  # 2019 年 is a date, not a duration
+            word = _NEXT_WORD.match(text, m.end()) if counted and not unit else None
+            if word and word.group(1).lower() not in NOT_COUNTED:
                 unit = COUNTED
-            out.add((_number(m.group(3)), unit))
+            out.add((number, unit))
     for m in ZH_QUANTITY.finditer(text):
         if (n := zh_number(m.group(1))) is not None:
             out.add((str(n), UNITS[m.group(2)]))
