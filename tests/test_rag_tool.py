@@ -67,7 +67,8 @@ def test_support_checks_numbers_units_codes_and_names_across_languages():
     from handmade_agent.rag.support import check_support
     rows = [("a:1", "Arm > | Item | Value |\n| Arm payload | 350 g |"), ("b:1", "| QF-B52 | Battery 5,200 mAh | €79 |"),
             ("c:1", "| Dana Whitlock | General manager, North America |"), ("d:1", "最多 64 株植物，水箱 2.6 |"),
-            ("e:1", "Quillfern was founded in 2019 by two engineers; it runs 8 to 12 trials a year.")]
+            ("e:1", "Quillfern was founded in 2019 by two engineers; it runs 8 to 12 trials a year."),
+            ("f:1", "| Feature | Tessel T4 | Tessel T4 Pro |\n| Registered plants | 64 | 128 |")]
     status = lambda answer: [(s.status, s.missing) for s in check_support(answer, rows)]  # noqa: E731
     assert status("机械臂负载为 350 克 [a:1]。") == [("supported", [])]  # a Chinese sentence, an English row
     assert status("The arm lifts 350 kg [a:1].") == [("unsupported", ["350 kg"])]  # right number, wrong unit
@@ -81,6 +82,8 @@ def test_support_checks_numbers_units_codes_and_names_across_languages():
     assert status("保修两年 [a:1]。") == [("unsupported", ["2 year"])]   # 两年 is 2 years, and row a says nothing of it
     assert status("水箱 64 升 [d:1]。") == [("unsupported", ["64 L"])]  # 64 there counts plants, not litres
     assert status("水箱 2.6 升，可照顾 64 株 [d:1]。") == [("supported", [])]  # a bare 2.6 takes the answer's unit
+    assert status("T4 的水箱是 64 升 [f:1]。") == [("unsupported", ["64 L"])]  # a bare cell counts plants
+    assert status("T4 可登记 64 株植物 [f:1]。") == [("supported", [])]
     assert status("羽蕨成立于 2019 年，每年做 8 至 12 次试验 [e:1]。") == [("supported", [])]  # "2019 by": a date
     judged = check_support("It is fine [a:1].", rows, judge=lambda sentence, passage: "Arm" in passage)
     assert [s.status for s in judged] == ["supported"]  # the judge is asked only where the check is undecided

@@ -16,8 +16,14 @@ A sentence with no checkable fact is ``undecided``; only there an optional
 ``judge(sentence, passage) -> bool`` (e.g. the model) is asked. Facts are
 language-neutral on purpose, so a Chinese sentence citing an English row checks.
 
+A number in a cited passage backs a number with a unit only with that unit or bare; a
+number that counts something ("64 plants", "64 株植物", a cell that is only "64") backs
+none ("64 升" is unsupported), while words that count nothing ("in 2019 by") do not
+make a count, and a year before 年 is a date.
+
 Deliberately left out: paraphrased facts without numbers or names (that is what
-the judge is for), negation ("not 350 g" passes), arithmetic on the facts.
+the judge is for), negation ("not 350 g" passes), arithmetic on the facts, units named
+only in a table's header ("Capacity (L)": the knowledge base writes units in the cells).
 
     >>> [s.status for s in check_support("The arm lifts 350 克 [a:1].", [("a:1", "| Arm payload | 350 g |")])]
     ['supported']
@@ -45,6 +51,7 @@ COUNTED = "other"  # the unit of a passage's number that counts something else: 
 NOT_COUNTED = {"and", "or", "to", "by", "at", "in", "on", "of", "for", "from", "with", "per", "before", "after",
                "the", "a", "an", "is", "are", "was", "were", "x", "than", "和", "至", "到", "或", "与", "及"}
 _NEXT_WORD = re.compile(r"[ \t]*([A-Za-z]+|[\u4e00-\u9fff])")
+_WHOLE_CELL, _CELL_START = re.compile(r"[ \t]*\|"), re.compile(r"\|[ \t]*$")
 _UNIT = "|".join(sorted(map(re.escape, UNITS), key=len, reverse=True))
 QUANTITY = re.compile(rf"(€)\s*(\d+(?:[.,]\d+)*)|(\d+(?:[.,]\d+)*)\s*(?:({_UNIT})(?![A-Za-z]))?", re.I)
 NAME = re.compile(r"(?<![\w-])[A-Z][a-zà-ÿ]{2,}\b")
@@ -97,6 +104,8 @@ def quantities(text: str, counted: bool = False) -> set[tuple[str, str]]:
             word = _NEXT_WORD.match(text, m.end()) if counted and not unit else None
             if word and word.group(1).lower() not in NOT_COUNTED:
                 unit = COUNTED
+            elif counted and not unit and _WHOLE_CELL.match(text, m.end()) and _CELL_START.search(text[:m.start()]):
+                unit = COUNTED  # a cell that is only a number counts what its row names: "| Registered plants | 64 |"
             out.add((number, unit))
     for m in ZH_QUANTITY.finditer(text):
         if (n := zh_number(m.group(1))) is not None:
