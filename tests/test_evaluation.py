@@ -72,6 +72,17 @@ def test_a_right_answer_after_the_right_tool():
     assert (outcome.task_id, outcome.kind, outcome.lang, outcome.config) == ("w", "weekday", "en", "react")
 
 
+def test_the_outcome_says_whether_the_answer_is_in_the_question_s_language():
+    assert run([CALL, RIGHT])[0].language_ok is True
+    zh = Task("z", "zh", "weekday", "2025-12-25 是星期几？", "toolbox", {"any": ["Thursday", "星期四"]})
+    english, _ = run([CALL, RIGHT], zh, "react+c")
+    assert english.success and english.language_ok is False  # the fact counts in either language; this does not
+    chinese, _ = run([CALL, "Thought: done\nFinal Answer: 2025-12-25 是星期四。"], zh, "react+c")
+    assert chinese.success and chinese.language_ok is True
+    mixed = Task("m", "zh", "weekday", "What is 星期四 in English?", "toolbox", {"any": ["Thursday"]})
+    assert run(["Thought: known\nFinal Answer: Thursday"], mixed)[0].language_ok is None  # no script to ask for
+
+
 def test_a_wrong_answer_and_a_guess_without_the_tool():
     outcome, _ = run([CALL, WRONG])
     assert (outcome.success, outcome.trajectory_ok) == (False, True)

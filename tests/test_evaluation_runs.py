@@ -90,11 +90,11 @@ def outcome(config: str, kind: str, success: bool, **kw) -> TaskOutcome:
 
 def test_summary_figures_from_known_outcomes():
     rows = [outcome("react+c", "weekday", True, trajectory_ok=True, steps=2, prompt_tokens=100, completion_tokens=10,
-                    latency=1.0, stop_reason="final_answer"),
+                    latency=1.0, stop_reason="final_answer", language_ok=True),
             outcome("react+c", "weekday", False, steps=6, prompt_tokens=300, completion_tokens=50, latency=3.0,
                     stop_reason="max_steps"),
             outcome("react+c", "kb", True, trajectory_ok=True, steps=1, prompt_tokens=200, completion_tokens=30,
-                    latency=2.0, stop_reason="final_answer"),
+                    latency=2.0, stop_reason="final_answer", language_ok=False),
             outcome("native", "kb", False, error="RuntimeError: boom")]
     react, native = summarize(rows)
     assert (react["config"], react["n"], react["successes"], react["success_rate"]) == ("react+c", 3, 2, 0.667)
@@ -104,7 +104,9 @@ def test_summary_figures_from_known_outcomes():
     assert (react["mean_completion_tokens"], react["mean_latency"]) == (30, 2.0)
     assert react["stop_reasons"] == {"final_answer": 2, "max_steps": 1} and react["errors"] == 0
     assert (native["n"], native["success_rate"], native["errors"], native["stop_reasons"]) == (1, 0.0, 1, {"error": 1})
+    assert (react["language_ok"], react["language_n"], native["language_n"]) == (1, 2, 0)  # None is not counted
     table = format_table([react, native])
+    assert table.splitlines()[2].split()[5] == "1/2" and table.splitlines()[3].split()[5] == "-"  # language ok
     assert "2/3 (67%)" in table and "react+c" in table.splitlines()[2] and "(1 errors)" in table
     assert any(line.split()[:3] == ["weekday", "1/2", "-"] for line in table.splitlines())
 

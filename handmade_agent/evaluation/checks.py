@@ -1,5 +1,7 @@
 """Is an answer right, and was the way to it sound? Checks by code, from a task's ``checker`` spec.
 
+``in_question_language(answer, question)`` says apart whether the answer is in the question's
+script, which ``check_answer`` does not ask (a fact counts in either language).
 ``check_answer(answer, checker)``: every number of ``numbers`` appears (within ``tolerance``,
 0.05 by default), every text of ``all`` appears, one text of ``any`` appears, no text of ``none``
 appears, ``compare`` names the right winner (``comparison.py``), and with ``refuse`` the answer
@@ -20,7 +22,7 @@ import unicodedata
 from collections import Counter
 from typing import Any
 
-from ..agent import RunResult
+from ..agent import RunResult, answer_script, needs_translation
 from .comparison import compare_ok
 
 # what a task's checker may hold; "tools" is the trajectory's expectation, not read by check_answer
@@ -72,6 +74,19 @@ def check_answer(answer: str | None, checker: dict[str, Any]) -> bool:
             and (not checker.get("any") or any(normalized(w).lower() in text for w in checker["any"]))
             and not any(normalized(w).lower() in text for w in checker.get("none", []))
             and ("compare" not in checker or compare_ok(normalized(answer), checker["compare"])))
+
+
+def in_question_language(answer: str | None, question: str) -> bool | None:
+    """Is the answer in the question's script (``agent.answer_language``)? None when the question's is unclear.
+    The answer checks accept a fact in either language; this says which one the asker got.
+
+    >>> in_question_language("两年", "保修几年？"), in_question_language("2 years", "保修几年？")
+    (True, False)
+    """
+    script = answer_script(question)
+    if script is None:
+        return None
+    return bool(answer and answer.strip()) and not needs_translation(answer, script)
 
 
 # --- the trajectory ---------------------------------------------------------------------------------

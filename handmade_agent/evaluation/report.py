@@ -1,7 +1,8 @@
 """Outcomes into figures: ``summarize`` per configuration, ``format_table`` as plain text, ``read_outcomes``.
 
 ``summarize(outcomes)`` gives, for each configuration in the order first seen: the number of
-tasks, the success rate (overall and by kind), the share of sound trajectories, the mean steps,
+tasks, the success rate (overall and by kind), the share of sound trajectories, the answers in the
+question's language (of those whose question has a clear script), the mean steps,
 prompt and completion tokens and seconds per task, and a count of stop reasons. ``read_outcomes``
 reads back the JSONL that ``evaluate`` appends to (a last line cut off by a killed run is skipped).
 
@@ -43,6 +44,9 @@ def summarize(outcomes: list[TaskOutcome]) -> list[dict[str, Any]]:
             "by_kind": {k: {"n": len(v), "successes": sum(o.success for o in v),
                             "rate": round(sum(o.success for o in v) / len(v), 3)} for k, v in kinds.items()},
             "trajectory_ok_rate": round(sum(o.trajectory_ok for o in rows) / len(rows), 3),
+            # over the answers whose question has a clear script (outcomes read from older files have none)
+            "language_ok": sum(o.language_ok is True for o in rows),
+            "language_n": sum(o.language_ok is not None for o in rows),
             "mean_steps": _mean([o.steps for o in rows]),
             "mean_prompt_tokens": _mean([o.prompt_tokens for o in rows], 0),
             "mean_completion_tokens": _mean([o.completion_tokens for o in rows], 0),
@@ -66,9 +70,12 @@ def format_table(summary: list[dict[str, Any]]) -> str:
     """The summary as plain-text tables: one row per configuration, then success by kind, then stop reasons."""
     if not summary:
         return "no outcomes"
-    head = ["config", "tasks", "success", "trajectory ok", "steps", "prompt tok", "completion tok", "s/task"]
+    head = ["config", "tasks", "success", "trajectory ok", "language ok", "steps", "prompt tok", "completion tok",
+            "s/task"]
     lines = _table(head, [[s["config"], str(s["n"]), f"{s['successes']}/{s['n']} ({s['success_rate']:.0%})",
-                           f"{s['trajectory_ok_rate']:.0%}", f"{s['mean_steps']:.1f}",
+                           f"{s['trajectory_ok_rate']:.0%}",
+                           f"{s['language_ok']}/{s['language_n']}" if s.get("language_n") else "-",
+                           f"{s['mean_steps']:.1f}",
                            f"{s['mean_prompt_tokens']:.0f}", f"{s['mean_completion_tokens']:.0f}",
                            f"{s['mean_latency']:.1f}"] for s in summary])
     kinds = list(dict.fromkeys(k for s in summary for k in s["by_kind"]))

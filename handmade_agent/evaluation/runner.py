@@ -26,7 +26,7 @@ from typing import Any, Callable, Iterable
 from ..agent import Agent
 from ..errors import ConfigError
 from ..redaction import redact_text
-from .checks import check_answer, tools_called, trajectory_ok
+from .checks import check_answer, in_question_language, tools_called, trajectory_ok
 from .tasks import Task
 from .toolsets import TaskTools
 
@@ -83,6 +83,7 @@ class TaskOutcome:
     answer: str | None = None
     success: bool = False
     trajectory_ok: bool = False
+    language_ok: bool | None = None  # in the question's script (None: no answer's script is asked, e.g. mixed)
     tools_called: list[str] = field(default_factory=list)
     steps: int = 0
     prompt_tokens: int = 0
@@ -106,6 +107,7 @@ def run_task(llm: Any, task: Task, config: EvalConfig, tools_for: Callable[[str]
         outcome.answer, outcome.stop_reason, outcome.steps = answer, result.stop_reason, len(result.steps)
         outcome.success = check_answer(answer, task.checker)
         outcome.trajectory_ok = trajectory_ok(result, task.checker)
+        outcome.language_ok = in_question_language(answer, task.question)
         outcome.tools_called = tools_called(result)
         outcome.prompt_tokens, outcome.completion_tokens = result.usage.prompt_tokens, result.usage.completion_tokens
     except Exception as e:  # noqa: BLE001 - one broken task must not end a run of hundreds
