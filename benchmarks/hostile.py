@@ -246,7 +246,7 @@ def llm_cases() -> list[Case]:
 
 
 def model_file_cases(tmp: Path) -> list[Case]:
-    from handmade_agent.model_files import ModelSpec, verify
+    from handmade_agent.local.files import ModelSpec, verify
     blob = bytes(range(256)) * 64
     spec = ModelSpec("m.gguf", len(blob), hashlib.sha256(blob).hexdigest(), "x/y", ("p1",))
 

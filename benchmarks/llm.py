@@ -20,9 +20,9 @@ import time
 
 from handmade_agent.llm import Message, OpenAIChat
 from handmade_agent.local import MODEL_ID, LocalLLM
-from handmade_agent.model_files import find_model
-from handmade_agent.prefix_cache import PrefixCache
-from handmade_agent.server import LocalServer
+from handmade_agent.local.files import find_model
+from handmade_agent.local.prefix_cache import PrefixCache
+from handmade_agent.serve.server import LocalServer
 
 STORY = [Message("user", "Write a short story about a lighthouse keeper, about 150 words.")]
 SYSTEM = ("You are a careful assistant that answers with tools. " * 40).strip()
@@ -146,7 +146,7 @@ def main() -> None:
     llm = LocalLLM(prefix_cache=False)
     print(f"model load: {time.perf_counter() - t0:.2f} s  ({llm.path.name})")
     print(f"threads: decode {llm.threads[0]}, prefill {llm.threads[1]} (decode's count measured once for this CPU: "
-          "decode_threads.py)")
+          "local/threads.py)")
     llm.complete(STORY, max_tokens=4)  # warm-up
 
     rate = median_of(lambda: decode_rate(llm), n)

@@ -26,7 +26,7 @@ sys.path.insert(0, os.path.join(os.path.dirname(__file__), ".."))
 
 from handmade_agent.llm import Message, OpenAIChat  # noqa: E402
 from handmade_agent.local import MODEL_ID  # noqa: E402
-from handmade_agent.server import LocalServer  # noqa: E402
+from handmade_agent.serve.server import LocalServer  # noqa: E402
 
 TOOLS = "\n".join(f"- {name}: {doc}" for name, doc in [
     ("add_days(date, days)", "the date `days` days after `date` (YYYY-MM-DD)"),

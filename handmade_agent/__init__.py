@@ -1,6 +1,6 @@
 """handmade_agent: the finished package the course notebooks build, one sub-package per chapter.
 
-    00 llm, local, model_files   01 tools, toolbox   02 react   03 agent   04 observers
+    00 llm, grammar, local, serve   01 tools, toolbox   02 react   03 agent   04 observers
     05 memory, storage           06 rag              widgets, teaching, cli
 
 This module re-exports what a user needs, in notebook order. Importing it does no I/O and loads

@@ -19,7 +19,7 @@ from __future__ import annotations
 import os
 from typing import Any, Callable
 
-from .llm import ENV_BASE_URL, ENV_MODEL, OpenAIChat, estimate_tokens
+from .llm import ENV_BASE_URL, ENV_MODEL, OpenAIChat, estimate_tokens, token_counter  # noqa: F401  (re-exported for notebooks)
 
 
 ENV_GRAMMAR = "HANDMADE_AGENT_GRAMMAR"
@@ -80,16 +80,3 @@ def needs_local(llm: Any, why: str) -> bool:
         return True
     print(f"(skipped on {type(llm).__name__}: this cell needs the in-process local model, because {why})")
     return False
-
-
-def token_counter(llm: Any = None) -> Callable[[str], int]:
-    """The model's own tokenizer where the backend offers one (in-process, or a server with a tokenize
-    route such as the course's), else the ~4-characters-per-token ``estimate_tokens``.
-
-        >>> token_counter(None) is estimate_tokens
-        True
-    """
-    count = getattr(llm, "count_tokens", None)
-    if count is None or not getattr(llm, "can_count_tokens", True):
-        return estimate_tokens
-    return count

@@ -4,7 +4,7 @@
     handmade-agent demo                 # answer a built-in question with the local model
     handmade-agent ask "北京明天天气如何？"  # any question
     handmade-agent serve --port 8080    # the local model as an OpenAI-compatible server (--api-key, --host)
-    handmade-agent cache info|clear     # the prefix cache of saved prompt states (see prefix_cache.py)
+    handmade-agent cache info|clear     # the prefix cache of saved prompt states (see local/prefix_cache.py)
     handmade-agent eval --configs react+c,native --limit 10   # the evaluation suite (see evaluation/)
 
 ``--backend openai`` (or ``HANDMADE_AGENT_BASE_URL`` being set) uses ``OpenAIChat``
@@ -129,10 +129,10 @@ def main(argv: list[str] | None = None) -> int:
     args = p.parse_args(argv)
     try:
         if args.command == "fetch-model":
-            from .model_files import find_model
+            from .local import find_model
             print(find_model(progress=progress_bar, verify=args.verify))
         elif args.command == "cache":
-            from .prefix_cache import PrefixCache
+            from .local import PrefixCache
             cache = PrefixCache()
             if args.action == "clear":
                 print(f"removed {cache.clear()} entries from {cache.directory}")
@@ -146,7 +146,7 @@ def main(argv: list[str] | None = None) -> int:
         elif args.command == "eval":
             run_eval(args)
         elif args.command == "serve":
-            from .server import ENV_SERVE_KEY, run_server
+            from .serve import ENV_SERVE_KEY, run_server
             run_server(args.host, args.port, model_path=args.model, n_ctx=args.n_ctx, queue_limit=args.queue_limit,
                        api_key=args.api_key or os.environ.get(ENV_SERVE_KEY) or None,
                        announce=lambda text: print(text, flush=True))

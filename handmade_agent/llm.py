@@ -4,7 +4,7 @@ An ``LLM`` is anything with ``complete(messages, stop=..., tools=...) -> Complet
 This module holds the data types every later chapter uses, ``ScriptedLLM``
 (replays replies you give it, for tests and for showing one exact reply) and
 ``OpenAIChat`` (the ``openai`` SDK against any OpenAI-compatible server).
-The in-process local model lives in ``local.py``.
+The in-process local model lives in ``local/``.
 
 Deliberately left out: streaming, images, and provider-specific options.
 
@@ -17,7 +17,7 @@ from __future__ import annotations
 import re
 import time
 from dataclasses import dataclass, field
-from typing import Any, Iterable, Protocol, Sequence, Union, runtime_checkable
+from typing import Any, Callable, Iterable, Protocol, Sequence, Union, runtime_checkable
 
 from .errors import ScriptExhausted
 
@@ -112,6 +112,19 @@ def cut_at_stop(text: str, stop: Sequence[str] | None) -> tuple[str, bool]:
 def estimate_tokens(text: str) -> int:
     """A rough token count (about 4 characters per token) for backends without a tokenizer."""
     return max(1, (len(text) + 3) // 4) if text else 0
+
+
+def token_counter(llm: Any = None) -> Callable[[str], int]:
+    """The model's own tokenizer where the backend offers one (in-process, or a server with a tokenize
+    route such as the course's), else the ~4-characters-per-token ``estimate_tokens``.
+
+        >>> token_counter(None) is estimate_tokens
+        True
+    """
+    count = getattr(llm, "count_tokens", None)
+    if count is None or not getattr(llm, "can_count_tokens", True):
+        return estimate_tokens
+    return count
 
 
 class ScriptedLLM:

@@ -108,7 +108,8 @@ def execute(path: Path) -> None:
 
 def sync_chinese_edition(path: Path) -> None:
     """Copy the fresh code outputs into ``zh/<name>`` (its prose stays; stale prose is reported, not lost)."""
-    from handmade_agent.translation import problems, read, sync, write as write_edition
+    sys.path.insert(0, str(Path(__file__).resolve().parents[1] / "tools"))  # maintainer tooling, outside the package
+    from translation import problems, read, sync, write as write_edition
     twin = path.parent / "zh" / path.name
     if twin.exists():
         write_edition(sync(read(path), read(twin)), twin)

@@ -44,7 +44,7 @@ def main(client_python: str, notebooks: list[str]) -> int:
     if probe.returncode == 0:
         raise SystemExit(f"{client_python} can import llama_cpp: not a client-only install, so this run "
                          f"would not show that students need no compiler")
-    from handmade_agent.server import free_port  # the full install's package, run by the caller's python
+    from handmade_agent.serve.server import free_port  # the full install's package, run by the caller's python
     port = free_port()
     log = tempfile.NamedTemporaryFile("w+", prefix="served-notebooks-", suffix=".log", delete=False)
     server = subprocess.Popen([str(Path(sys.executable).parent / "handmade-agent"), "serve", "--port", str(port)],

@@ -11,9 +11,13 @@ from pathlib import Path
 PACKAGE = Path(__file__).resolve().parents[1] / "handmade_agent"
 
 # The course's table of contents: which chapter each top-level part of the package belongs to.
-CHAPTER = {"errors": 0, "llm": 0, "grammar": 0, "json_grammar": 0, "grammar_sampling": 0, "local": 0, "model_files": 0, "prefix_cache": 0, "kv_state": 0, "redaction": 0, "backends": 0, "cpu_load": 0, "decode_threads": 0, "server": 0, "serve_app": 0, "serve_queue": 0, "serve_schema": 0,
+CHAPTER = {"errors": 0, "llm": 0, "grammar": 0, "redaction": 0, "backends": 0, "local": 0, "serve": 0,
            "tools": 1, "toolbox": 1, "react": 2, "agent": 3, "observers": 4, "memory": 5, "storage": 5,
-           "rag": 6, "widgets": 7, "teaching": 7, "translation": 7, "evaluation": 8, "cli": 8, "": 9}
+           "rag": 6, "widgets": 7, "teaching": 7, "evaluation": 8, "cli": 8, "": 9}
+# The ground floor: the only modules (files) at the top of the package; everything else lives in a chapter package.
+TOP_LEVEL = {"__init__", "errors", "llm", "grammar", "redaction", "backends", "teaching", "cli"}
+# Submodules another package may import directly; everything else is reached through the package's face.
+PUBLIC_SUBMODULES = {"handmade_agent.agent.events"}
 
 
 def module_name(path: Path) -> str:
@@ -64,6 +68,35 @@ def test_every_part_of_the_package_has_a_chapter():
     parts = {p.stem if p.is_file() else p.name for p in PACKAGE.iterdir()
              if (p.suffix == ".py" or (p / "__init__.py").exists()) and p.name != "__init__.py"}
     assert parts <= set(CHAPTER), f"add {sorted(parts - set(CHAPTER))} to CHAPTER (and to DESIGN.md)"
+
+
+def test_the_top_level_holds_only_the_pinned_modules():
+    files = {p.stem for p in PACKAGE.glob("*.py")}
+    assert files <= TOP_LEVEL and len(TOP_LEVEL) <= 8, (
+        f"top-level modules beyond the pinned list: {sorted(files - TOP_LEVEL)}; move them into a chapter package")
+
+
+def private_imports(g: dict[str, set[str]]) -> list[tuple[str, str]]:
+    """(importer, target) where a module reaches into another package's submodule instead of its face."""
+    found = []
+    for m, targets in g.items():
+        mine = m.split(".")[1] if "." in m else ""
+        for t in targets:
+            parts = t.split(".")
+            if len(parts) > 2 and parts[1] != mine and t not in PUBLIC_SUBMODULES:
+                found.append((m, t))
+    return sorted(found)
+
+
+def test_no_module_imports_another_packages_private_module():
+    found = private_imports(graph())
+    assert not found, f"import these through the package's __init__ instead: {found}"
+
+
+def test_the_private_import_check_catches_one():
+    assert private_imports({"handmade_agent.rag.tool": {"handmade_agent.react.examples"}}) == [
+        ("handmade_agent.rag.tool", "handmade_agent.react.examples")]
+    assert private_imports({"handmade_agent.rag.tool": {"handmade_agent.rag.index", "handmade_agent.react"}}) == []
 
 
 def test_no_module_imports_a_later_chapter():

@@ -7,8 +7,8 @@ import sys
 
 import pytest
 
-from handmade_agent.server import free_port
-from handmade_agent.model_files import QWEN_CODER_05B, mirror_parts
+from handmade_agent.serve.server import free_port
+from handmade_agent.local.files import QWEN_CODER_05B, mirror_parts
 
 
 def run(*args: str, env: dict | None = None, timeout: float = 600) -> subprocess.CompletedProcess:

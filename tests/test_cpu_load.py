@@ -8,8 +8,8 @@ import time
 
 import pytest
 
-from handmade_agent import cpu_load
-from handmade_agent.cpu_load import CpuWatch, threads_for
+from handmade_agent.local import threads
+from handmade_agent.local.threads import CpuWatch, threads_for
 
 
 def test_threads_follow_the_cores_left_free():
@@ -34,9 +34,9 @@ def test_a_spinning_process_is_seen():
 def test_our_own_cpu_time_is_not_counted_as_others(monkeypatch):
     machine, own, wall = (itertools.chain(v, itertools.repeat(v[-1]))
                           for v in ([100.0, 103.0], [10.0, 12.5], [0.0, 2.0]))
-    monkeypatch.setattr(cpu_load, "_machine_busy_seconds", lambda: next(machine))
-    monkeypatch.setattr(cpu_load.time, "process_time", lambda: next(own))
-    monkeypatch.setattr(cpu_load.time, "monotonic", lambda: next(wall))
+    monkeypatch.setattr(threads, "_machine_busy_seconds", lambda: next(machine))
+    monkeypatch.setattr(threads.time, "process_time", lambda: next(own))
+    monkeypatch.setattr(threads.time, "monotonic", lambda: next(wall))
     assert CpuWatch().others() == pytest.approx((3.0 - 2.5) / 2.0)  # 3 s of CPU in 2 s, 2.5 of it ours
 
 

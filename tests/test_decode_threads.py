@@ -1,11 +1,11 @@
-"""decode_threads: the decode thread count measured once per CPU, remembered, never trusted when foreign."""
+"""local.threads: the decode thread count measured once per CPU, remembered, never trusted when foreign."""
 from __future__ import annotations
 
 import json
 
 import pytest
 
-from handmade_agent import decode_threads as dt
+from handmade_agent.local import threads as dt
 
 KEY = "Test CPU | 2 cores | llama_cpp 0.0"
 
@@ -39,7 +39,7 @@ def test_the_machine_key_names_the_cpu_cores_and_llama_version():
 
 @pytest.mark.model
 def test_the_local_model_measures_once_then_remembers_and_keeps_its_answers(local_llm, monkeypatch, tmp_path):
-    import handmade_agent.model_files as files
+    import handmade_agent.local.files as files
     msgs = [{"role": "user", "content": "Name three rivers in China, comma-separated."}]
     local_llm.forget()  # both answers computed cold: a prefix reused from an earlier test can change a token
     before = local_llm.complete(msgs, max_tokens=20).text
@@ -56,7 +56,7 @@ def test_the_local_model_measures_once_then_remembers_and_keeps_its_answers(loca
 
 @pytest.mark.model
 def test_a_busy_machine_is_not_measured(local_llm, monkeypatch, tmp_path):
-    import handmade_agent.model_files as files
+    import handmade_agent.local.files as files
     monkeypatch.setattr(files, "cache_dir", lambda: tmp_path)
     monkeypatch.setattr(local_llm._watch, "others", lambda: 1.0)
     monkeypatch.setattr(dt, "measure", lambda *a, **k: pytest.fail("measured under load"))

@@ -2,21 +2,22 @@
 from __future__ import annotations
 
 import copy
+import sys
 from pathlib import Path
 
 import pytest
 
 from handmade_agent.teaching import student_edition
-from handmade_agent.translation import english_hash, problems, read, sync, translate
-
 NOTEBOOKS = Path(__file__).resolve().parents[1] / "notebooks"
+sys.path.insert(0, str(NOTEBOOKS.parent / "tools"))  # maintainer tooling, outside the package
+from translation import english_hash, problems, read, sync, translate  # noqa: E402
 ENGLISH = sorted(NOTEBOOKS.glob("[0-9][0-9]_*.ipynb"))
 
 
 @pytest.mark.parametrize("path", ENGLISH, ids=lambda p: p.name)
 def test_every_english_notebook_has_a_chinese_twin_in_step(path):
     twin = NOTEBOOKS / "zh" / path.name
-    assert twin.exists(), f"no Chinese edition of {path.name}: python -m handmade_agent.translation sync {path} {twin}"
+    assert twin.exists(), f"no Chinese edition of {path.name}: python tools/translation.py sync {path} {twin}"
     left = problems(read(path), read(twin))
     assert not left, f"{twin.name} is out of step:\n" + "\n".join(left[:20])
 

@@ -140,12 +140,12 @@ BLOB = bytes(range(256)) * 64
 
 @pytest.fixture
 def spec():
-    from handmade_agent.model_files import ModelSpec
+    from handmade_agent.local.files import ModelSpec
     return ModelSpec("tiny.gguf", len(BLOB), hashlib.sha256(BLOB).hexdigest(), "nobody/nothing", ("p1", "p2"))
 
 
 def test_a_flipped_byte_with_its_mtime_restored_is_caught(tmp_path, spec):
-    from handmade_agent.model_files import verify
+    from handmade_agent.local.files import verify
     path = tmp_path / "m.gguf"
     path.write_bytes(BLOB)
     verify(path, spec)
@@ -161,15 +161,15 @@ def test_a_flipped_byte_with_its_mtime_restored_is_caught(tmp_path, spec):
 
 
 def test_verify_true_always_hashes(tmp_path, spec, monkeypatch):
-    from handmade_agent import model_files
+    from handmade_agent.local import files
     path = tmp_path / "m.gguf"
     path.write_bytes(BLOB)
     monkeypatch.setenv("HANDMADE_AGENT_GGUF", str(path))
-    model_files.find_model(spec)
+    files.find_model(spec)
     hashed = []
-    real = model_files.sha256_of
-    monkeypatch.setattr(model_files, "sha256_of", lambda p, progress=None: hashed.append(p) or real(p))
-    model_files.find_model(spec)
+    real = files.sha256_of
+    monkeypatch.setattr(files, "sha256_of", lambda p, progress=None: hashed.append(p) or real(p))
+    files.find_model(spec)
     assert hashed == []  # the stamp vouches for an untouched file
-    model_files.find_model(spec, verify=True)
+    files.find_model(spec, verify=True)
     assert hashed == [path]

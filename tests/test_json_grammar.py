@@ -1,7 +1,7 @@
 """The package's JSON-Schema-to-GBNF writer against llama.cpp's own converter (the reference), string by string.
 
 For every tool schema the course ships (its toolbox, the 46 unfamiliar tools) and for schemas of every
-feature ``json_grammar`` covers, candidate replies (valid arguments, and near misses: a key missing, an
+feature the JSON part of ``grammar`` covers, candidate replies (valid arguments, and near misses: a key missing, an
 extra key, keys swapped, wrong types, spaces, trailing commas) must be accepted by both grammars or by
 neither. The candidates are generated from each schema, not hand-picked. No model loaded; llama.cpp's
 converter is pure Python inside llama-cpp-python (skipped where it is not installed).
@@ -17,7 +17,7 @@ import pytest
 
 from gbnf_match import matches, parse_gbnf
 from handmade_agent.grammar import _closed, argument_rules
-from handmade_agent.json_grammar import schema_rules
+from handmade_agent.grammar import schema_rules
 from handmade_agent.toolbox import default_registry
 
 ROOT = Path(__file__).resolve().parents[1]

@@ -68,7 +68,7 @@ def test_settings_come_from_the_environment_and_repr_hides_the_key(monkeypatch):
 
 
 def test_unreachable_server_is_one_clear_error():
-    from handmade_agent.server import free_port
+    from handmade_agent.serve.server import free_port
     port = free_port()  # nothing listens here: a real refused connection
     llm = OpenAIChat("m", base_url=f"http://127.0.0.1:{port}/v1", max_retries=0, timeout=5)
     with pytest.raises(LLMError, match=r"Cannot reach the model server .* `handmade-agent serve`"):

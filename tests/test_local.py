@@ -8,7 +8,7 @@ import pytest
 from handmade_agent.errors import ConfigError, LLMError
 from handmade_agent.llm import Message, OpenAIChat
 from handmade_agent.local import MODEL_ID, parse_tool_calls
-from handmade_agent.server import LocalServer
+from handmade_agent.serve.server import LocalServer
 
 pytestmark = pytest.mark.model
 

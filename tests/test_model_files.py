@@ -8,7 +8,7 @@ from pathlib import Path
 import pytest
 
 from handmade_agent.errors import ModelNotFound
-from handmade_agent.model_files import QWEN_CODER_05B, ModelSpec, find_model, mirror_parts, verify
+from handmade_agent.local.files import QWEN_CODER_05B, ModelSpec, find_model, mirror_parts, verify
 
 BLOB = bytes(range(256)) * 1000  # 256,000 bytes of known content
 

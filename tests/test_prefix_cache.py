@@ -8,8 +8,8 @@ import warnings
 
 import pytest
 
-from handmade_agent import prefix_cache
-from handmade_agent.prefix_cache import PrefixCache
+from handmade_agent.local import prefix_cache
+from handmade_agent.local.prefix_cache import PrefixCache
 
 SHA = "1d9614638d18024d0fbb36575a15f1302a3adf044df10345688ec4f6e1c4ff32"
 TOKENS = list(range(100, 400))
@@ -131,7 +131,7 @@ def llm(local_llm, tmp_path, monkeypatch):
 
 def prefix_end(llm, msgs) -> int:
     """Where the last user turn starts: the end of the prefix that is cached."""
-    from handmade_agent.kv_state import turn_starts
+    from handmade_agent.local.kv_state import turn_starts
     return turn_starts(llm._tokens(llm.format_prompt(msgs)), llm._user_turn)[-1]
 
 

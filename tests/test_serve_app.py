@@ -7,7 +7,7 @@ import time
 import pytest
 
 from handmade_agent.llm import Completion, ScriptedLLM, Usage
-from handmade_agent.serve_app import make_app
+from handmade_agent.serve.app import make_app
 
 pytest.importorskip("starlette")
 from starlette.testclient import TestClient  # noqa: E402
@@ -137,7 +137,7 @@ def test_requests_whose_client_left_are_dropped_or_stop_decoding():
 
     import uvicorn
 
-    from handmade_agent.server import bind, free_port
+    from handmade_agent.serve.server import bind, free_port
     llm = SlowLLM(tokens=200, pause=0.02)  # 4 s per request if nobody stops it
     app = make_app(llm)
     llm.line = app.state.line
@@ -168,7 +168,7 @@ def test_requests_whose_client_left_are_dropped_or_stop_decoding():
 
 
 def test_the_line_serves_in_arrival_order_one_at_a_time():
-    from handmade_agent.serve_queue import Abandoned, Line
+    from handmade_agent.serve.queue import Abandoned, Line
     line, order, running = Line(limit=10), [], []
 
     def job(i):

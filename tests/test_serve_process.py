@@ -10,7 +10,7 @@ import time
 
 import pytest
 
-from handmade_agent.server import LocalServer, free_port
+from handmade_agent.serve.server import LocalServer, free_port
 
 
 def cli(*args: str, timeout: float = 120, **env: str) -> subprocess.CompletedProcess:
@@ -53,7 +53,7 @@ def test_errors_on_stderr_are_redacted(tmp_path):
 
 
 def test_fetch_model_verify_hashes_the_file_even_when_its_stamp_matches():
-    from handmade_agent.model_files import find_model
+    from handmade_agent.local.files import find_model
     try:
         find_model(fetch=False)  # stamps the file: without --verify the next look is not hashed
     except Exception:

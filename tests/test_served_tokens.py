@@ -12,8 +12,8 @@ from handmade_agent.backends import course_llm, server_takes_grammar, token_coun
 from handmade_agent.errors import ConfigError
 from handmade_agent.llm import Completion, OpenAIChat, Usage, estimate_tokens
 from handmade_agent.memory import ConversationMemory
-from handmade_agent.serve_app import make_app
-from handmade_agent.server import free_port
+from handmade_agent.serve.app import make_app
+from handmade_agent.serve.server import free_port
 
 uvicorn = pytest.importorskip("uvicorn")
 KEY = "room-word-77c1"

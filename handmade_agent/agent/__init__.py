@@ -12,9 +12,10 @@ the one observed, retried model call; ``native.py`` reads native tool-calling re
 from . import events
 from .answer_language import answer_script, needs_translation
 from .events import Event, Observer, emit
+from .config import AgentConfig
 from .loop import Agent
 from .model_call import complete
 from .steps import STEP_KINDS, STOP_REASONS, RunResult, Step, ToolUse
 
-__all__ = ["Agent", "Step", "ToolUse", "RunResult", "STEP_KINDS", "STOP_REASONS", "events", "Event", "Observer",
+__all__ = ["AgentConfig", "Agent", "Step", "ToolUse", "RunResult", "STEP_KINDS", "STOP_REASONS", "events", "Event", "Observer",
            "emit", "complete", "answer_script", "needs_translation"]

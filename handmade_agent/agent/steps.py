@@ -21,7 +21,7 @@ from dataclasses import asdict, dataclass, field
 from typing import Any, Sequence
 
 from ..llm import Message, ToolCall, Usage
-from ..react.prompt import final_text, observation_text, step_text
+from ..react import final_text, observation_text, step_text
 
 STEP_KINDS = ("action", "final_answer", "format_error", "model_error")
 STOP_REASONS = ("final_answer", "max_steps", "time_budget", "repeated_action", "format_errors", "model_error")

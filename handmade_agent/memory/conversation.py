@@ -29,18 +29,12 @@ from __future__ import annotations
 from dataclasses import dataclass, field
 from typing import Any, Callable, ClassVar, Iterable, Sequence
 
-from ..backends import token_counter as backend_counter
 from ..errors import StateError
-from ..llm import Message, MessageLike, as_message, estimate_tokens
+from ..llm import Message, MessageLike, as_message, estimate_tokens, token_counter
 
 Counter = Callable[[str], int]
 MESSAGE_OVERHEAD = 5  # what ChatML wraps around each message: <|im_start|> role \n ... <|im_end|> \n
 POLICIES = ("answers", "transcript")
-
-
-def token_counter(llm: Any = None) -> Counter:
-    """The model's tokenizer if its backend has one (``backends.token_counter``), else ``estimate_tokens``."""
-    return backend_counter(llm)
 
 
 def message_tokens(m: Message, count: Counter = estimate_tokens) -> int:

@@ -23,7 +23,7 @@ from typing import Any, TextIO
 
 from ..agent.events import (Alert, Event, LLMCallFinished, LLMCallStarted, ReplyEdited, RunFinished, RunStarted,
                             StepFinished)
-from ..agent.steps import Step
+from ..agent import Step
 from ..redaction import redact_text
 from .metrics import fmt_duration
 

@@ -22,7 +22,7 @@ from dataclasses import dataclass, field
 from typing import Any
 
 from ..agent.events import Alert, Event, ReplyEdited, RunFinished, RunStarted, StepFinished, ToolFinished, ToolStarted
-from ..agent.steps import Step
+from ..agent import Step
 from .metrics import TraceSummary, summarize
 
 __all__ = ["Trace", "TraceRecorder", "step_errors"]

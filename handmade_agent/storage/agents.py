@@ -26,7 +26,7 @@ from typing import Any
 
 from ..errors import ConfigError, StateError
 from ..agent import Agent, RunResult
-from ..agent.config import AgentConfig
+from ..agent import AgentConfig
 from ..memory import memory_from_dict
 from .state_file import load_state, save_state
 

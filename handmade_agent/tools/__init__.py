@@ -14,9 +14,9 @@ the function run with a time-out and its output cleaned (``execution.py``).
     'HI'
 """
 from .coercion import ArgumentError
-from .execution import ToolTimeout
+from .execution import ToolTimeout, to_text
 from .registry import Tool, ToolRegistry, ToolResult, tool
 from .schema import parameters_schema, type_schema, type_text
 
-__all__ = ["Tool", "tool", "ToolRegistry", "ToolResult", "ArgumentError", "ToolTimeout", "type_schema",
+__all__ = ["to_text", "Tool", "tool", "ToolRegistry", "ToolResult", "ArgumentError", "ToolTimeout", "type_schema",
            "type_text", "parameters_schema"]

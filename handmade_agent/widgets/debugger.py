@@ -24,7 +24,7 @@ import html
 from typing import Any
 
 from ..agent.events import ReplyEdited, RunStarted, StepFinished, emit
-from ..agent.steps import Step
+from ..agent import Step
 from ..llm import Completion
 from .debugger_view import explain_reply, history_html
 from .trace import TracePanel

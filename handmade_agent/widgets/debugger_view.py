@@ -19,7 +19,7 @@ import json
 from typing import Any
 
 from ..agent.events import ReplyEdited
-from ..agent.steps import Step
+from ..agent import Step
 from ..errors import FormatError
 from ..observers import step_errors
 from ..react import Action, parse

@@ -61,7 +61,7 @@ def _bar(stage: str, value: float | None, best: float) -> str:
 
 def answer_html(answer: str, hits: Sequence) -> str:
     """The answer, one line per checked sentence; an unsupported one in red with what its passages lack."""
-    from ..rag.support import check_support
+    from ..rag import check_support
     lines = []
     for s in check_support(answer, hits):
         flag = (f' <b style="color:#b00">⚠ unsupported: {html.escape(", ".join(s.missing))} not in '

@@ -16,7 +16,7 @@ from __future__ import annotations
 
 import io
 
-from ..agent.steps import Step
+from ..agent import Step
 from ..observers import Trace, fmt_duration, step_errors
 
 MODEL_COLOR, TOOL_COLOR, ERROR_COLOR, WAIT_COLOR = "#4c78a8", "#f58518", "#d93025", "#e4e4e4"

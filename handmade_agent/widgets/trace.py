@@ -21,7 +21,7 @@ from __future__ import annotations
 from typing import Any
 
 from ..agent.events import Event, RunFinished, RunStarted
-from ..agent.steps import Step
+from ..agent import Step
 from ..observers import Trace, TraceSummary, step_errors
 from .trace_view import live, running_html, running_title, step_entry, timeline_png, totals_html, trace_html
 

@@ -21,7 +21,7 @@ import json
 from typing import Any, Sequence
 
 from ..agent.events import Alert, ReplyEdited
-from ..agent.steps import Step
+from ..agent import Step
 from ..observers import Trace, fmt_duration, step_errors
 from .timeline import timeline_png, tool_time
 

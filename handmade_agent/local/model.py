@@ -8,7 +8,7 @@ Across processes, the fixed start of a prompt (everything before the last user
 turn, when it is at least ``prefix_min_tokens`` long) is kept on disk as a
 llama.cpp state (``prefix_cache``, ``kv_state``): a new process loads it instead
 of computing it again. ``warm(messages)`` asks for that ahead of time.
-The HTTP server for the same model lives in ``server.py``.
+The HTTP server for the same model lives in ``handmade_agent.serve``.
 
 Deliberately left out: streaming, GPU offload, and multiple models.
 
@@ -25,12 +25,12 @@ import time
 from pathlib import Path
 from typing import Any, Sequence
 
-from .cpu_load import CpuWatch, threads_for
-from .errors import LLMError
+from ..errors import LLMError
+from ..llm import Completion, MessageLike, ToolCall, Usage, as_message
+from .files import QWEN_CODER_05B, find_model
 from .kv_state import turn_starts
-from .llm import Completion, MessageLike, ToolCall, Usage, as_message
-from .model_files import QWEN_CODER_05B, find_model
 from .prefix_cache import PrefixCache, enabled
+from .threads import CpuWatch, threads_for
 
 MODEL_ID = "qwen2.5-coder-0.5b-instruct"
 _END = ["<|im_end|>", "<|endoftext|>"]
@@ -152,9 +152,9 @@ class LocalLLM:
         # process on one core):  1 thread: decode 16.9 / 17.1, prefill 54 / 49;  2 threads: decode 28.5 / 15.9,
         # prefill 84 / 38. Two threads win alone but fall below one under load (every matrix product waits for the
         # thread that shares its core), so unless threads are given, each call takes the cores that other
-        # processes left free during the previous call (cpu_load.CpuWatch). On an AMD EPYC of the same size one
+        # processes left free during the previous call (threads.CpuWatch). On an AMD EPYC of the same size one
         # thread decoded faster even alone (42.7 vs 30.0), so decode uses the count measured fastest on this CPU
-        # (decode_threads.py) and prefill the free cores. Greedy output does not depend on either.
+        # (threads.py) and prefill the free cores. Greedy output does not depend on either.
         self._watch = CpuWatch() if n_threads is None and n_threads_batch is None else None
         self.threads = (n_threads or decode, n_threads_batch or batch)  # what the last call used
         meta = self._llama.metadata
@@ -171,7 +171,7 @@ class LocalLLM:
             prefix_cache = enabled()
         self.prefix_cache = PrefixCache() if prefix_cache is True else prefix_cache or None
         self.prefix_min_tokens = prefix_min_tokens
-        # decode on the thread count measured fastest on this CPU (decode_threads.py), prefill on every free core
+        # decode on the thread count measured fastest on this CPU (threads.py), prefill on every free core
         self._decode_best = self._measured_decode_threads(batch) if self._watch is not None else decode
         if self._watch is not None and self._decode_best < self.threads[0]:
             llama_cpp.llama_set_n_threads(self._llama.ctx, self._decode_best, self.threads[1])
@@ -188,8 +188,8 @@ class LocalLLM:
     def model_sha256(self) -> str:
         """The model file's sha256 (hashed once, only for a file passed by path that is not the default)."""
         if self._sha256 is None:
-            from .errors import ModelNotFound
-            from .model_files import sha256_of, verify
+            from ..errors import ModelNotFound
+            from .files import sha256_of, verify
             try:
                 verify(self.path)  # the default model under another name: its stamp makes this cheap
                 self._sha256 = QWEN_CODER_05B.sha256
@@ -237,22 +237,22 @@ class LocalLLM:
         """The remembered fastest decode thread count for this CPU; measured now (~3 s, once) if the machine is quiet."""
         import llama_cpp
 
-        from . import decode_threads
-        from .model_files import cache_dir
-        key = decode_threads.machine_key(cores, llama_cpp.__version__)
-        found = decode_threads.remembered(cache_dir(), key)
+        from . import threads
+        from .files import cache_dir
+        key = threads.machine_key(cores, llama_cpp.__version__)
+        found = threads.remembered(cache_dir(), key)
         if found is not None or cores < 2:
             return min(found or cores, cores)
         others = self._watch.others()
         if others is None or others >= 0.5:  # busy: the figures would describe the load; keep every core for now
             return cores
         with _file_lock(self._machine_lock):
-            rates = decode_threads.measure(self._llama, cores)
+            rates = threads.measure(self._llama, cores)
         try:
-            decode_threads.remember(cache_dir(), key, rates)
+            threads.remember(cache_dir(), key, rates)
         except OSError:
             pass  # a read-only cache folder: measure again next time
-        return decode_threads.choose(rates) or cores
+        return threads.choose(rates) or cores
 
     def _prompt_tokens_evaluated(self) -> int:
         """llama.cpp's own counter of evaluated prompt tokens (so the reuse figure is measured, not inferred)."""
@@ -269,7 +269,7 @@ class LocalLLM:
     def tool_call_grammar(self, tools: list[dict], choice: Any = "auto") -> str:
         """GBNF for this model's native tool calls (``<tool_call>`` to real tools with valid arguments) or text;
         ``choice`` is OpenAI's ``tool_choice`` (see ``grammar.tool_call_grammar``)."""
-        from .grammar import tool_call_grammar
+        from ..grammar import tool_call_grammar
         return tool_call_grammar(tools, choice)
 
     def _grammar(self, gbnf: str) -> Any:

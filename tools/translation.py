@@ -10,9 +10,9 @@ cell as stale instead of letting the editions drift apart silently.
 Left out on purpose: machine translation (the prose is written by people), and translating text
 that a code cell prints (the outputs are the English run's, byte for byte).
 
-    python -m handmade_agent.translation sync notebooks/03_agent_loop.ipynb notebooks/zh/03_agent_loop.ipynb
-    python -m handmade_agent.translation apply notebooks/zh/03_agent_loop.ipynb cells.json  # {"cell id": "中文…"}
-    python -m handmade_agent.translation check notebooks/03_agent_loop.ipynb notebooks/zh/03_agent_loop.ipynb
+    python tools/translation.py sync notebooks/03_agent_loop.ipynb notebooks/zh/03_agent_loop.ipynb
+    python tools/translation.py apply notebooks/zh/03_agent_loop.ipynb cells.json  # {"cell id": "中文…"}
+    python tools/translation.py check notebooks/03_agent_loop.ipynb notebooks/zh/03_agent_loop.ipynb
 
     >>> english_hash({"cell_type": "markdown", "source": ["# Tools"]})
     '6ae8c3fff687'
@@ -111,7 +111,7 @@ def write(nb: dict, path: str | Path) -> None:
 def main(argv: list[str] | None = None) -> None:
     import sys
     args = sys.argv[1:] if argv is None else argv
-    usage = "usage: python -m handmade_agent.translation sync|check EN.ipynb ZH.ipynb | apply ZH.ipynb CELLS.json"
+    usage = "usage: python tools/translation.py sync|check EN.ipynb ZH.ipynb | apply ZH.ipynb CELLS.json"
     if len(args) != 3 or args[0] not in ("sync", "check", "apply"):
         raise SystemExit(usage)
     if args[0] == "apply":

@@ -19,7 +19,7 @@ from __future__ import annotations
 import ctypes
 from typing import Any
 
-from .errors import LLMError
+from ..errors import LLMError
 
 
 class GreedyGrammar:

@@ -18,7 +18,7 @@ import threading
 from concurrent.futures import Future, ThreadPoolExecutor
 from typing import Any, Callable
 
-from .errors import HandmadeAgentError
+from ..errors import HandmadeAgentError
 
 
 class QueueFull(HandmadeAgentError):

@@ -3,7 +3,7 @@
 ``run_server`` binds the port first (taken → ``PortInUse``, before any model is loaded or
 "serving" is printed), loads ONE in-process ``LocalLLM`` (so the server gets the package's
 prefix cache, per-call thread choice, grammars and the GGUF chat template) and runs the ASGI app
-of ``serve_app`` under uvicorn in this process. SIGTERM/SIGINT stop it: the decode in progress
+of ``app.py`` under uvicorn in this process. SIGTERM/SIGINT stop it: the decode in progress
 stops at its next token, waiting requests are dropped, the port is released, the process exits.
 There is no child process to leave behind.
 
@@ -22,7 +22,7 @@ import time
 from pathlib import Path
 from typing import Any
 
-from .errors import HandmadeAgentError, LLMError
+from ..errors import HandmadeAgentError, LLMError
 
 ENV_SERVE_KEY = "HANDMADE_AGENT_SERVE_API_KEY"  # the key travels by environment: argv is visible in `ps`
 
@@ -61,8 +61,8 @@ def run_server(host: str = "127.0.0.1", port: int = 8080, *, model_path: str | P
     """Serve the local model until SIGTERM/SIGINT (see the module docstring)."""
     import uvicorn
 
-    from .local import LocalLLM
-    from .serve_app import make_app
+    from ..local import LocalLLM
+    from .app import make_app
     sock = bind(host, port)
     llm = LocalLLM(model_path, n_ctx=n_ctx)
     app = make_app(llm, api_key=api_key, queue_limit=queue_limit)
@@ -95,7 +95,7 @@ class LocalServer:
     def __init__(self, port: int | None = None, *, host: str = "127.0.0.1", model_path: str | Path | None = None,
                  n_ctx: int = 4096, api_key: str | None = None, startup_timeout: float = 180.0,
                  queue_limit: int = 16):
-        from .model_files import QWEN_CODER_05B, find_model
+        from ..local import QWEN_CODER_05B, find_model
         self.host, self.port = host, port or free_port()
         self.model_path = Path(model_path) if model_path else find_model(QWEN_CODER_05B)
         self.n_ctx, self.api_key, self.startup_timeout, self.queue_limit = n_ctx, api_key, startup_timeout, queue_limit

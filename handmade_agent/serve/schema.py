@@ -21,8 +21,8 @@ import time
 import uuid
 from typing import Any
 
-from .errors import HandmadeAgentError
-from .grammar import tool_choice_name
+from ..errors import HandmadeAgentError
+from ..grammar import tool_choice_name
 
 ROLES = ("system", "user", "assistant", "tool")
 

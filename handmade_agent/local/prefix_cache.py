@@ -13,7 +13,7 @@ Above ``max_bytes`` the least recently used entries (by mtime, touched on every
 hit) are deleted. ``HANDMADE_AGENT_PREFIX_CACHE=0`` turns the cache off;
 ``HANDMADE_AGENT_PREFIX_CACHE_MB`` sets the cap (default 512).
 
-Deliberately left out: what a state *is* (the caller's bytes, see ``local.py``),
+Deliberately left out: what a state *is* (the caller's bytes, see ``model.py``),
 locking (last writer wins, each write is whole), and pickle, ever.
 
     >>> import tempfile
@@ -43,7 +43,7 @@ def enabled() -> bool:
 
 
 def default_dir() -> Path:
-    from .model_files import cache_dir
+    from .files import cache_dir
     return cache_dir() / "prefix-cache"
 
 

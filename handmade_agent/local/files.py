@@ -20,7 +20,7 @@ from dataclasses import dataclass
 from pathlib import Path
 from typing import Callable
 
-from .errors import ModelNotFound
+from ..errors import ModelNotFound
 
 Progress = Callable[[str, int, int], None]  # (stage, bytes done, bytes total)
 ENV_GGUF, ENV_CACHE = "HANDMADE_AGENT_GGUF", "HANDMADE_AGENT_CACHE"

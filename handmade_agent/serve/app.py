@@ -5,7 +5,7 @@
 Being a good citizen in a room: an optional API key (``Authorization: Bearer``, compared in
 constant time; /health needs none), a body size limit (413), short OpenAI-style JSON errors
 (``{"error": {"message", "type"}}``, redacted, never a traceback), 404 for a model name it does not
-serve, a bounded FIFO line to the model (503 + ``Retry-After`` when full, ``serve_queue``), and
+serve, a bounded FIFO line to the model (503 + ``Retry-After`` when full, ``queue.py``), and
 requests whose client left are dropped, or stop decoding at the next token.
 
 Deliberately left out: streaming, TLS, rate limits per client, and more than one model.
@@ -20,10 +20,10 @@ import json
 import threading
 from typing import Any
 
-from .errors import LLMError
-from .redaction import redact_text
-from .serve_queue import Abandoned, Line, QueueFull, stop_on_cancel
-from .serve_schema import BadRequest, chat_request, chat_response
+from ..errors import LLMError
+from ..redaction import redact_text
+from .queue import Abandoned, Line, QueueFull, stop_on_cancel
+from .schema import BadRequest, chat_request, chat_response
 
 MAX_BODY = 1_000_000  # bytes: an agent transcript is tens of KB; a megabyte is a mistake or an attack
 
