@@ -31,18 +31,18 @@ def using_server() -> bool:
 
 def server_takes_grammar(model: str) -> bool:
     """Send GBNF grammars to the server? ``HANDMADE_AGENT_GRAMMAR=1``/``0`` decides; unset, only the
-    course's own server (the one that answers to the course model's name) is trusted to take them, so
+    course's own server (the one that answers to a course model's name) is trusted to take them, so
     a served notebook constrains its agent exactly as the in-process one does. Most providers reject
     the field.
 
-        >>> server_takes_grammar("qwen2.5-coder-0.5b-instruct"), server_takes_grammar("deepseek-chat")
+        >>> server_takes_grammar("qwen2.5-coder-1.5b-instruct"), server_takes_grammar("deepseek-chat")
         (True, False)
     """
     from .errors import ConfigError
-    from .local import MODEL_ID
+    from .local import served_ids
     said = os.environ.get(ENV_GRAMMAR, "").strip().lower()
     if not said:
-        return model == MODEL_ID
+        return model in served_ids()
     if said in ("1", "true", "yes", "on"):
         return True
     if said in ("0", "false", "no", "off"):
@@ -54,14 +54,14 @@ def server_takes_grammar(model: str) -> bool:
 def course_llm(**local_settings: Any) -> Any:
     """The course's model: ``OpenAIChat()`` when ``HANDMADE_AGENT_BASE_URL`` is set, else ``LocalLLM(**local_settings)``.
 
-    ``local_settings`` (``n_ctx``, ``max_tokens``...) apply to the in-process model only; a server
-    keeps its own. The served model's name comes from ``HANDMADE_AGENT_MODEL`` (the course's
-    server answers to ``qwen2.5-coder-0.5b-instruct``, the default here); grammars are sent when
-    ``server_takes_grammar`` says so.
+    ``local_settings`` (``n_ctx``, ``max_tokens``, ``model``...) apply to the in-process model only; a
+    server keeps its own. Which local model: ``HANDMADE_AGENT_LOCAL_MODEL`` (default the 0.5B). The
+    served model's name comes from ``HANDMADE_AGENT_MODEL``, else the id of that same local model
+    (what the course's server answers to); grammars are sent when ``server_takes_grammar`` says so.
     """
     if using_server():
-        from .local import MODEL_ID
-        model = os.environ.get(ENV_MODEL) or MODEL_ID
+        from .local import model_spec
+        model = os.environ.get(ENV_MODEL) or model_spec().model_id
         return OpenAIChat(model, grammar=server_takes_grammar(model))
     from .local import LocalLLM
     return LocalLLM(**local_settings)

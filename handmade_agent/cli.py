@@ -1,14 +1,15 @@
 """The ``handmade-agent`` command: demo, ask, serve, fetch-model, cache, eval.
 
-    handmade-agent fetch-model          # find or assemble the local model, verify it, show progress
+    handmade-agent fetch-model          # find or assemble the local model, verify it, show progress (--model 1.5b)
     handmade-agent demo                 # answer a built-in question with the local model
     handmade-agent ask "北京明天天气如何？"  # any question
-    handmade-agent serve --port 8080    # the local model as an OpenAI-compatible server (--api-key, --host)
-    handmade-agent cache info|clear     # the prefix cache of saved prompt states (see local/prefix_cache.py)
+    handmade-agent serve --port 8080    # the local model as an OpenAI-compatible server (--model, --api-key, --host)
+    handmade-agent cache info|clear     # the prefix cache of saved prompt states; info also lists the model files
     handmade-agent eval --configs react+c,native --limit 10   # the evaluation suite (see evaluation/)
 
 ``--backend openai`` (or ``HANDMADE_AGENT_BASE_URL`` being set) uses ``OpenAIChat``
-with the ``HANDMADE_AGENT_*`` settings instead of the in-process model.
+with the ``HANDMADE_AGENT_*`` settings instead of the in-process model. ``--model`` names a local model of
+the registry ("0.5b", "1.5b"); unset, ``HANDMADE_AGENT_LOCAL_MODEL`` or the default decides.
 Errors of this package print as one readable line and exit with status 2.
 """
 from __future__ import annotations
@@ -46,6 +47,37 @@ def progress_bar(stage: str, done: int, total: int, width: int = 30) -> None:
     if done >= total:
         sys.stderr.write("\n")
     sys.stderr.flush()
+
+
+def model_names() -> str:
+    from .local import MODELS
+    return ", ".join(f"{s.name} ({'/'.join(s.aliases)})" for s in MODELS.values())
+
+
+def check_model_name(name: str | None) -> str | None:
+    """``name`` if it names a registry model (or is None); a GGUF path gets told about --gguf."""
+    from .errors import ConfigError
+    from .local import model_spec
+    if name and name.lower().endswith(".gguf"):  # what --model meant before it named registry models
+        raise ConfigError(f"--model takes a model name ({model_names()}); pass a GGUF file with --gguf {name}.")
+    model_spec(name)  # an unknown name fails here, before anything loads
+    return name
+
+
+def model_cache_lines() -> str:
+    """One line per registry model: its cached file, size and whether its verified stamp holds, or how to fetch it."""
+    from .local import DEFAULT_MODEL, MODELS, cached_model
+    lines = []
+    for name, spec in MODELS.items():
+        path, size, stamped = cached_model(spec)
+        label, fetch = f"{name}{' (default)' if name == DEFAULT_MODEL else ''}", f"fetch-model --model {spec.aliases[0]}"
+        if size is None:
+            lines.append(f"  {label}: not in the cache (handmade-agent {fetch})")
+        else:
+            state = ("verified" if stamped else f"not verified yet (handmade-agent {fetch} --verify)"
+                     if size == spec.size else f"wrong size, expected {spec.size:,} bytes: delete it and fetch again")
+            lines.append(f"  {label}: {path} ({size:,} bytes, {state})")
+    return "models:\n" + "\n".join(lines)
 
 
 def make_llm(backend: str):
@@ -87,10 +119,11 @@ def answer(question: str, backend: str = "auto", out=None) -> str:
 
 def run_eval(args: argparse.Namespace) -> None:
     """The evaluation suite: progress lines as tasks finish, then the table."""
-    from .evaluation import evaluate, format_table, load_tasks, parse_configs, summarize
+    from .evaluation import check_out_path, evaluate, format_table, load_tasks, parse_configs, summarize
     configs = parse_configs(args.configs)  # checked before the model loads: a typo costs no minutes
     kinds = [k.strip() for k in args.kinds.split(",") if k.strip()] if args.kinds else None
     tasks = load_tasks(kinds=kinds, limit=args.limit, every=args.every)
+    check_out_path(args.out)  # so is the results file: a bad --out must not end a run in a traceback
     llm = make_llm(args.backend)
     print(f"model: {llm.model}; {len(tasks)} tasks x {len(configs)} configurations; outcomes appended to {args.out}",
           flush=True)
@@ -110,13 +143,18 @@ def main(argv: list[str] | None = None) -> int:
     sp.add_argument("--host", default="127.0.0.1")
     sp.add_argument("--port", type=int, default=8080)
     sp.add_argument("--n-ctx", type=int, default=4096)
-    sp.add_argument("--model", default=None, help="a GGUF file (default: the course model)")
+    sp.add_argument("--model", default=None, help=f"which local model: {model_names()} "
+                                                  "(default: $HANDMADE_AGENT_LOCAL_MODEL, else the 0.5B)")
+    sp.add_argument("--gguf", default=None, help="a GGUF file to load instead of that model's own file")
     sp.add_argument("--queue-limit", type=int, default=16, help="requests waiting at most; more get 503")
     sp.add_argument("--api-key", default=None,
                     help="clients must send it as Authorization: Bearer (default: $HANDMADE_AGENT_SERVE_API_KEY)")
     sp = sub.add_parser("fetch-model", help="find or assemble the local model and verify its sha256")
     sp.add_argument("--verify", action="store_true", help="hash the file even if its size and stamp match")
-    sp = sub.add_parser("cache", help="show or clear the prefix cache (saved KV states of prompt prefixes)")
+    sp.add_argument("--model", default=None, help=f"which local model: {model_names()} "
+                                                  "(default: $HANDMADE_AGENT_LOCAL_MODEL, else the 0.5B)")
+    sp = sub.add_parser("cache", help="show or clear the prefix cache (saved KV states of prompt prefixes); "
+                                      "info also shows which models are in the cache")
     sp.add_argument("action", choices=["info", "clear"])
     sp = sub.add_parser("eval", help="run the evaluation suite (data/eval_tasks.jsonl) and print a table")
     sp.add_argument("--configs", default="react+c,native+c,react,native",
@@ -129,8 +167,8 @@ def main(argv: list[str] | None = None) -> int:
     args = p.parse_args(argv)
     try:
         if args.command == "fetch-model":
-            from .local import find_model
-            print(find_model(progress=progress_bar, verify=args.verify))
+            from .local import find_model, model_spec
+            print(find_model(model_spec(check_model_name(args.model)), progress=progress_bar, verify=args.verify))
         elif args.command == "cache":
             from .local import PrefixCache
             cache = PrefixCache()
@@ -141,13 +179,15 @@ def main(argv: list[str] | None = None) -> int:
                 off = "" if i["enabled"] else " (off: HANDMADE_AGENT_PREFIX_CACHE=0)"
                 print(f"{i['directory']}: {i['entries']} entries, "
                       f"{i['bytes'] / 2**20:.1f} of {i['max_bytes'] / 2**20:.0f} MiB{off}")
+                print(model_cache_lines())
         elif args.command in ("demo", "ask"):
             answer(DEMO_QUESTION if args.command == "demo" else check_question(args.question), args.backend)
         elif args.command == "eval":
             run_eval(args)
         elif args.command == "serve":
             from .serve import ENV_SERVE_KEY, run_server
-            run_server(args.host, args.port, model_path=args.model, n_ctx=args.n_ctx, queue_limit=args.queue_limit,
+            run_server(args.host, args.port, model=check_model_name(args.model), model_path=args.gguf,
+                       n_ctx=args.n_ctx, queue_limit=args.queue_limit,
                        api_key=args.api_key or os.environ.get(ENV_SERVE_KEY) or None,
                        announce=lambda text: print(text, flush=True))
     except HandmadeAgentError as e:

@@ -44,6 +44,23 @@ import re
 from functools import lru_cache
 from typing import Any, Sequence
 
+from .errors import HandmadeAgentError
+
+# What one request may ask the grammar builder (and llama.cpp's grammar parser) for. A schema is
+# client input on a server: without limits a few hundred bytes can ask for minutes of work.
+MAX_SCHEMA_BYTES = 64_000   # all the schemas of one grammar, as JSON
+MAX_PROPERTIES = 64         # properties of one object
+MAX_DEPTH = 16              # schemas nested in schemas
+MAX_CHOICES = 256           # values of one enum, or alternatives of one anyOf/oneOf/type list
+MAX_REPEAT = 256            # a length or item bound; a larger maximum is left to the tool registry
+MAX_CLIENT_GRAMMAR_BYTES = 64_000  # GBNF text a client sends
+MAX_GROUP_DEPTH = 64        # "(" inside "(": llama.cpp's parser recurses once per level
+MAX_REPEAT_WORK = 65_536    # sum over {m,n} of bound x length of what repeats: llama.cpp copies it out
+
+
+class GrammarTooLarge(HandmadeAgentError, ValueError):
+    """A schema or a GBNF text asks for more than the limits above (a ValueError too: a bad request)."""
+
 CHAR = r'[^"\\] | "\\" (["\\/bfnrt] | "u" [0-9a-fA-F] [0-9a-fA-F] [0-9a-fA-F] [0-9a-fA-F])'
 # name: (body, the primitive rules it uses); numbers have at most 16 digits per part, as llama.cpp's
 PRIMITIVES: dict[str, tuple[str, tuple[str, ...]]] = {
@@ -72,6 +89,11 @@ def literal(text: str) -> str:
 
 def schema_rules(schemas: Sequence[dict], prefix: str) -> str:
     """GBNF rules ``<prefix>0`` .. ``<prefix>N-1``, each a JSON value valid for that schema."""
+    size = len(json.dumps(list(schemas), ensure_ascii=False, default=str).encode("utf-8", "surrogatepass"))
+    if size > MAX_SCHEMA_BYTES:
+        raise GrammarTooLarge(f"the tool schemas take {size} bytes of JSON; a grammar is built for at most "
+                              f"{MAX_SCHEMA_BYTES} (grammar.MAX_SCHEMA_BYTES): offer fewer tools per request "
+                              "or shorten their schemas (descriptions included)")
     rules = _Rules()
     for i, schema in enumerate(schemas):
         rules.rule(f"{prefix}{i}", rules.expr(schema, f"{prefix}{i}"))
@@ -81,6 +103,7 @@ def schema_rules(schemas: Sequence[dict], prefix: str) -> str:
 class _Rules:
     def __init__(self) -> None:
         self.rules: dict[str, str] = {}
+        self.depth = 0
 
     def rule(self, name: str, body: str) -> str:
         """Add ``name ::= body`` (a name taken by another body gets a number) and return the name."""
@@ -107,6 +130,14 @@ class _Rules:
         """A GBNF expression for ``schema``: a primitive's name, or a rule made for it."""
         if not isinstance(schema, dict):
             return self.primitive("value")
+        self.depth += 1
+        try:
+            _check_schema(schema, name, self.depth)
+            return self._expr(schema, name)
+        finally:
+            self.depth -= 1
+
+    def _expr(self, schema: dict, name: str) -> str:
         if "const" in schema:
             return literal(json.dumps(schema["const"], ensure_ascii=False))
         if "enum" in schema:
@@ -122,7 +153,7 @@ class _Rules:
         if kind == "array":
             return self.array(schema, name)
         if kind == "string" and ("minLength" in schema or "maxLength" in schema):
-            lo, hi = int(schema.get("minLength", 0)), schema.get("maxLength")
+            lo, hi = int(schema.get("minLength", 0)), _bound(schema.get("maxLength"))
             self.primitive("char")
             return self.rule(name, f'"\\"" char{{{lo},{"" if hi is None else int(hi)}}} "\\"" ' + self.primitive("space"))
         if kind in ("string", "integer", "number", "boolean", "null"):
@@ -148,30 +179,108 @@ class _Rules:
         may = [kvs[k] for k in props if k not in required]
         body = f'"{{" {space} ' + f' "," {space} '.join(must)
         if may:  # then any of the optional keys, each at most once, in their order
-            body += f' ( "," {space} ( {self.optional(may, 0, name)} ) )?' if must else f" ( {self.optional(may, 0, name)} )?"
+            body += f' ( "," {space} {self.optional(may, 0, name)} )?' if must else f" {self.optional(may, 0, name)}?"
         return self.rule(name, body + f' "}}" {space}')
 
     def optional(self, kvs: list[str], start: int, name: str) -> str:
-        """Alternatives for "the first optional key present is kvs[j], j >= start, then any later ones"."""
-        options = []
-        for j in range(start, len(kvs)):
-            if j == len(kvs) - 1:
-                options.append(kvs[j])
-            else:
-                rest = self.rule(f"{kvs[j]}-rest", f'( "," {self.primitive("space")} ( {self.optional(kvs, j + 1, name)} ) )?')
-                options.append(f"{kvs[j]} {rest}")
-        return " | ".join(options)
+        """A rule for "any non-empty run of kvs[start:], in order": one rule per start index, so the
+        grammar grows linearly with the optional keys (inlining the alternatives doubled it per key)."""
+        tail = self.optional(kvs, start + 1, name) if start + 1 < len(kvs) else None
+        body = kvs[start] if tail is None else \
+            f'{kvs[start]} ( "," {self.primitive("space")} {tail} )? | {tail}'
+        return self.rule(f"{name}-optional{start}", body)
 
     def array(self, schema: dict, name: str) -> str:
         item = self.expr(schema.get("items", True), f"{name}-item")
         space = self.primitive("space")
-        lo, hi = int(schema.get("minItems", 0)), schema.get("maxItems")
+        lo, hi = int(schema.get("minItems", 0)), _bound(schema.get("maxItems"))
         if hi is not None and int(hi) == 0:
             return self.rule(name, f'"[" {space} "]" {space}')
         times = "*" if hi is None and lo <= 1 else f'{{{max(lo - 1, 0)},{"" if hi is None else int(hi) - 1}}}'
         more = f'( "," {space} {item} ){times}'
         items = f"{item} {more}"
         return self.rule(name, f'"[" {space} ' + (items if lo > 0 else f"( {items} )?") + f' "]" {space}')
+
+
+def _bound(hi: Any) -> int | None:
+    """A maximum the grammar spells out, or None: a larger one costs llama.cpp a copy per unit."""
+    return None if hi is None or int(hi) > MAX_REPEAT else int(hi)
+
+
+def _check_schema(schema: dict, name: str, depth: int) -> None:
+    """Refuse what would make the grammar (or llama.cpp's work on it) grow past the limits."""
+    def refuse(what: str, limit: str, advice: str) -> None:
+        raise GrammarTooLarge(f"schema {name!r}: {what}, over the limit grammar.{limit}; {advice}")
+    if depth > MAX_DEPTH:
+        refuse(f"nested more than {MAX_DEPTH} deep", "MAX_DEPTH", "flatten the parameters")
+    props = schema.get("properties")
+    if isinstance(props, dict) and len(props) > MAX_PROPERTIES:
+        refuse(f"{len(props)} properties", "MAX_PROPERTIES",
+               "split the tool, or group rarely used parameters into one object parameter")
+    for key in ("enum", "anyOf", "oneOf", "type"):
+        if isinstance(schema.get(key), list) and len(schema[key]) > MAX_CHOICES:
+            refuse(f"{len(schema[key])} {key} choices", "MAX_CHOICES", "take a string and check it in the tool")
+    for key in ("minLength", "minItems"):
+        if int(schema.get(key) or 0) > MAX_REPEAT:
+            refuse(f"{key} {schema[key]}", "MAX_REPEAT", f"check a {key} above {MAX_REPEAT} in the tool")
+
+
+def check_client_grammar(text: str) -> None:
+    """Refuse GBNF ``text`` a client sent when it would cost llama.cpp's parser too much (``GrammarTooLarge``
+    saying which limit): more than ``MAX_CLIENT_GRAMMAR_BYTES``, groups nested deeper than ``MAX_GROUP_DEPTH``
+    (llama.cpp recurses per level: thousands crash the process), a ``{m,n}`` bound above ``MAX_REPEAT``, or
+    repetitions that copy out more than ``MAX_REPEAT_WORK`` elements in all. One pass, linear in the text;
+    whether the grammar is valid GBNF is still llama.cpp's to say.
+
+        >>> check_client_grammar('root ::= "a"{0,3}')
+        >>> check_client_grammar('root ::= ' + '(' * 100 + '"a"' + ')' * 100)
+        Traceback (most recent call last):
+        ...
+        handmade_agent.grammar.GrammarTooLarge: grammar groups nested more than 64 deep ...
+    """
+    size = len(text.encode("utf-8", "surrogatepass"))
+    if size > MAX_CLIENT_GRAMMAR_BYTES:
+        raise GrammarTooLarge(f"grammar is {size} bytes, more than {MAX_CLIENT_GRAMMAR_BYTES} "
+                              "(grammar.MAX_CLIENT_GRAMMAR_BYTES): send a smaller grammar, or tools and let "
+                              "the server build it")
+    depth, work, last, i, n = 0, 0, 1, 0, len(text)
+    while i < n:
+        c, start = text[i], i
+        if c in "\"[":  # a literal or a character class: skip to its end, escapes included
+            close = '"' if c == '"' else "]"
+            i += 1
+            while i < n and text[i] != close:
+                i += 2 if text[i] == "\\" else 1
+            last = i - start + 1  # what a repetition after it copies, at most one element a character
+        elif c == "#":
+            i = text.find("\n", i)
+            i = n if i < 0 else i
+        elif c == "(":
+            depth += 1
+            if depth > MAX_GROUP_DEPTH:
+                raise GrammarTooLarge(f"grammar groups nested more than {MAX_GROUP_DEPTH} deep "
+                                      "(grammar.MAX_GROUP_DEPTH): name the inner groups as rules")
+        elif c == ")":
+            depth, last = max(depth - 1, 0), 1  # a group is one rule reference
+        elif c == "{":
+            end = text.find("}", i)
+            end = n if end < 0 else end
+            numbers = re.findall(r"[0-9]+", text[i + 1:end])
+            bound = max((int(d) if len(d) < 9 else MAX_REPEAT + 1 for d in numbers), default=0)
+            if bound > MAX_REPEAT:
+                raise GrammarTooLarge(f"grammar repeats something {text[i:end + 1][:40]} times, more than "
+                                      f"{MAX_REPEAT} (grammar.MAX_REPEAT): use * or + and check the length after")
+            work += bound * last
+            if work > MAX_REPEAT_WORK:
+                raise GrammarTooLarge(f"grammar repetitions copy out more than {MAX_REPEAT_WORK} elements "
+                                      "(grammar.MAX_REPEAT_WORK): repeat rule names rather than long literals, "
+                                      "or use * and +")
+            i = end
+        elif c.isalnum() or c in "-_":
+            while i + 1 < n and (text[i + 1].isalnum() or text[i + 1] in "-_"):
+                i += 1
+            last = 1
+        i += 1
 
 
 # --- tool calls and answers, built from the JSON part

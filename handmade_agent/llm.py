@@ -34,6 +34,12 @@ class ToolCall:
                 "function": {"name": self.name, "arguments": self.arguments}}
 
 
+# How Qwen-style models write a native call in text: ``<tool_call>{"name": ..., "arguments": ...}</tool_call>``.
+# Group 1 is the body; a block cut off before its closing tag runs to the end. The in-process model's
+# call reader (chapter 0) and the ReAct parser (chapter 2) both use this one pattern.
+TOOL_CALL_BLOCK = re.compile(r"<tool_call>\s*(.*?)\s*(?:</tool_call>|$)", re.S | re.I)
+
+
 @dataclass
 class Message:
     """One chat message. ``Message("user", "Hi").to_dict() == {'role': 'user', 'content': 'Hi'}``"""
@@ -234,7 +240,8 @@ class OpenAIChat:
         self.extra_body = dict(extra_body or {})  # server-specific sampling options, e.g. llama.cpp's repeat_penalty
         # llama.cpp's server (and llama_cpp.server) accept a GBNF "grammar" field; most providers reject it
         self.supports_grammar = grammar
-        self._model_checked = False
+        self._model_checked = False  # the server's model list was read (once per client)
+        self._models: list[str] = []
         self._can_count: bool | None = None
         import openai  # heavy: imported only when a client is built
         self._secrets = [key]  # masked in every error message this client builds
@@ -269,8 +276,7 @@ class OpenAIChat:
         if extra:
             kwargs["extra_body"] = extra
         where = self.base_url or "api.openai.com"
-        if not self._model_checked:
-            self._check_model(where)
+        self._check_model(where)
         t0 = time.perf_counter()
         failure: Exception | None = None  # raised after the except block, so no exception holding the key is chained
         try:
@@ -304,24 +310,38 @@ class OpenAIChat:
     def count_tokens(self, text: str) -> int:
         """Tokens in ``text`` by the served model's own tokenizer, for a server with a tokenize route (the
         course's ``handmade-agent serve`` has ``POST /extras/tokenize``); ``can_count_tokens`` says if it has one."""
+        import json
+        import urllib.error
+        import urllib.request
+
         from .errors import ConfigError, LLMError
-        import httpx  # a dependency of openai
         where = self.base_url or "api.openai.com"
         if self.base_url is None:
             raise ConfigError(f"{where} does not count tokens for clients: use estimate_tokens instead.")
         root = re.sub(r"/v1/?$", "", self.base_url.rstrip("/"))
+        # the standard library, not an HTTP package: openai's own (httpx2) is its detail, and plain httpx
+        # is not a dependency of this package (a client install without it crashed here)
+        request = urllib.request.Request(f"{root}/extras/tokenize", json.dumps({"input": text}).encode(), method="POST",
+                                         headers={"Authorization": f"Bearer {self._secrets[0]}",
+                                                  "Content-Type": "application/json"})
         try:
-            r = httpx.post(f"{root}/extras/tokenize", json={"input": text}, timeout=30.0,
-                           headers={"Authorization": f"Bearer {self._secrets[0]}"})
-        except httpx.HTTPError as e:
+            with urllib.request.urlopen(request, timeout=30.0) as r:
+                status, kind, body = r.status, r.headers.get("content-type", ""), r.read()
+        except urllib.error.HTTPError as e:
+            status, kind, body = e.code, e.headers.get("content-type", ""), e.read()
+        except (OSError, ValueError) as e:  # URLError is an OSError; so are time-outs and refused connections
             raise LLMError(f"Cannot reach the model server at {where} ({type(e).__name__}). Is it running?") from None
-        if r.status_code in (404, 405):
+        if status in (404, 405):
             raise ConfigError(f"The server at {where} has no tokenize route (only `handmade-agent serve` has one): "
                               f"count with estimate_tokens instead.")
-        if r.status_code != 200:
-            raise LLMError(mask_secrets(f"The server at {where} answered {r.status_code} to tokenize: {r.text[:200]}",
+        text_body = body.decode("utf-8", "replace")
+        if status != 200:
+            raise LLMError(mask_secrets(f"The server at {where} answered {status} to tokenize: {text_body[:200]}",
                                         self._secrets))
-        tokens = r.json().get("tokens") if "json" in r.headers.get("content-type", "") else None
+        try:
+            tokens = json.loads(text_body).get("tokens") if "json" in kind else None
+        except (ValueError, AttributeError):
+            tokens = None
         if not isinstance(tokens, list):
             raise LLMError(f"The server at {where} answered tokenize without a token list.")
         return len(tokens)
@@ -340,15 +360,21 @@ class OpenAIChat:
 
     def _check_model(self, where: str) -> None:
         """Some servers (llama.cpp's among them) silently answer with another model when the name is
-        wrong, so the name is checked once against the server's list, where it publishes one."""
+        wrong, so the name is checked against the server's list. The list is asked for once per client,
+        whatever it says (empty, or no listing route); only a server that could not be reached is asked again."""
         from .errors import ConfigError
-        models = self.available_models()
-        if not models:
-            return  # unreachable, or no listing: the call itself will say what is wrong
-        self._model_checked = True
-        if self.model not in models:
+        if not self._model_checked:
+            import openai
+            try:
+                self._models = [m.id for m in self._client.with_options(max_retries=0, timeout=10).models.list()]
+                self._model_checked = True
+            except openai.APIConnectionError:
+                return  # the call itself will say the server is down; ask again next time
+            except Exception:  # no listing: nothing to check against, and asking again would not change that
+                self._model_checked = True
+        if self._models and self.model not in self._models:
             raise ConfigError(f"The server at {where} has no model {self.model!r}. "
-                              f"Set {ENV_MODEL} (or pass model=...) to one of: {', '.join(models[:20])}.")
+                              f"Set {ENV_MODEL} (or pass model=...) to one of: {', '.join(self._models[:20])}.")
 
     def available_models(self) -> list[str]:
         """Model ids the server lists, or [] if it cannot say."""

@@ -22,6 +22,8 @@ from __future__ import annotations
 
 import os
 import re
+from collections import OrderedDict
+from functools import lru_cache
 from typing import Any
 
 MARK = "[REDACTED]"
@@ -29,28 +31,40 @@ MIN_KNOWN = 8  # shorter env values ("1", "true", "cpu") are settings, not secre
 
 # Secret-looking names: api_key, OPENAI_API_KEY, client_secret, password, access_token, token ...
 # ("max_tokens" and "prompt_tokens" are counts and deliberately do not match.)
-_KEY = (r"(?:[A-Za-z0-9]+[_-])*(?:api[_-]?key|apikey|secret(?:[_-]?key)?|password|passwd|pwd|token|"
-        r"private[_-]?key|access[_-]?key|authorization)")
+_WORD = (r"(?:api[_-]?key|apikey|secret(?:[_-]?key)?|password|passwd|pwd|token|"
+         r"private[_-]?key|access[_-]?key|authorization)")
+_KEY = rf"(?:[A-Za-z0-9]+[_-])*{_WORD}"
 KEY_NAME = re.compile(rf"^{_KEY}$", re.I)
 _START = r"(?<![A-Za-z0-9_])"  # not \b: Chinese characters are word characters, and 密钥sk-... must match
-_PATTERNS: list[tuple[re.Pattern, str]] = [
+# In text the name's prefix words (OPENAI_ in OPENAI_API_KEY) are not matched but only allowed before it:
+# matching them made every "-" a new start that rescanned the rest of the run (quadratic in "1-2-3-...").
+_NAME = rf"(?<![A-Za-z0-9]){_WORD}"
+# (pattern, replacement, hints): a pattern runs only on a text whose lower case holds one of its hints, since
+# scanning for a literal is many times faster than running a pattern over a long reply that has no key
+_PATTERNS: list[tuple[re.Pattern, str, tuple[str, ...]]] = [
     # key = value / key: "value" in text; the value stops at space, quote, comma, &, ; or a closing brace
-    (re.compile(rf"{_START}({_KEY})(\"?'?[ \t]{{0,3}}[:=][ \t]{{0,3}}[\"']?)(?:Bearer[ \t]+|Basic[ \t]+)?"
-                rf"(?!\[REDACTED\])([^\s\"',;&}}]{{4,}})", re.I), rf"\1\2{MARK}"),
+    (re.compile(rf"({_NAME})(\"?'?[ \t]{{0,3}}[:=][ \t]{{0,3}}[\"']?)(?:Bearer[ \t]+|Basic[ \t]+)?"
+                rf"(?!\[REDACTED\])([^\s\"',;&}}]{{4,}})", re.I), rf"\1\2{MARK}",
+     ("key", "secret", "passw", "pwd", "token", "authorization")),
     # a bearer token: 8+ characters with a digit or symbol, or 16+ of anything ("Bearer instruments" is prose)
     (re.compile(_START + r"((?:Bearer|Basic)[ \t]+)(?!\[REDACTED\])(?:(?=[A-Za-z]*[0-9._~+/=-])[A-Za-z0-9._~+/=-]{8,}"
-                r"|[A-Za-z]{16,})", re.I), rf"\1{MARK}"),
+                r"|[A-Za-z]{16,})", re.I), rf"\1{MARK}", ("bearer", "basic")),
+    # a password in a URL's userinfo: scheme://user:PASSWORD@host (the user name stays, it says which account)
+    (re.compile(r"(?<![A-Za-z0-9+.-])([A-Za-z][A-Za-z0-9+.-]{0,20}://[^\s:/@?#\[\]]{0,128}:)(?!\[REDACTED\]@)"
+                r"([^\s/@?#]{1,256})@"), rf"\1{MARK}@", ("://",)),
     # credentials in a URL's query string: ?key=..., &token=..., &sig=...
     (re.compile(r"([?&](?:key|api[_-]?key|apikey|token|access[_-]?token|auth|sig|signature)=)(?!\[REDACTED\])"
-                r"([^&\s#\"']{4,})", re.I), rf"\1{MARK}"),
-    (re.compile(_START + r"sk-[A-Za-z0-9_-]{16,}"), MARK),                                  # OpenAI / DeepSeek style
-    (re.compile(_START + r"gsk_[A-Za-z0-9]{20,}"), MARK),                                   # Groq
-    (re.compile(_START + r"(?:gh[pousr]_[A-Za-z0-9]{20,}|github_pat_[A-Za-z0-9_]{20,})"), MARK),  # GitHub
-    (re.compile(_START + r"hf_[A-Za-z0-9]{20,}"), MARK),                                    # Hugging Face
-    (re.compile(_START + r"AKIA[0-9A-Z]{16}\b"), MARK),                                     # AWS access key id
-    (re.compile(_START + r"AIza[0-9A-Za-z_-]{35}"), MARK),                                  # Google API key
-    (re.compile(_START + r"xox[abprs]-[A-Za-z0-9-]{10,}"), MARK),                           # Slack
-    (re.compile(_START + r"eyJ[A-Za-z0-9_-]{8,}\.[A-Za-z0-9_-]{8,}\.[A-Za-z0-9_-]{8,}"), MARK),  # JWT
+                r"([^&\s#\"']{4,})", re.I), rf"\1{MARK}", ("=",)),
+    (re.compile(_START + r"sk-[A-Za-z0-9_-]{16,}"), MARK, ("sk-",)),                         # OpenAI / DeepSeek style
+    (re.compile(_START + r"gsk_[A-Za-z0-9]{20,}"), MARK, ("gsk_",)),                         # Groq
+    (re.compile(_START + r"(?:gh[pousr]_[A-Za-z0-9]{20,}|github_pat_[A-Za-z0-9_]{20,})"), MARK,
+     ("gh", "github_pat_")),                                                                 # GitHub
+    (re.compile(_START + r"hf_[A-Za-z0-9]{20,}"), MARK, ("hf_",)),                           # Hugging Face
+    (re.compile(_START + r"AKIA[0-9A-Z]{16}\b"), MARK, ("akia",)),                           # AWS access key id
+    (re.compile(_START + r"AIza[0-9A-Za-z_-]{35}"), MARK, ("aiza",)),                        # Google API key
+    (re.compile(_START + r"xox[abprs]-[A-Za-z0-9-]{10,}"), MARK, ("xox",)),                   # Slack
+    # a JWT: not after a character it could contain, or "-eyJ-eyJ-..." rescans the run from every start
+    (re.compile(r"(?<![A-Za-z0-9_-])eyJ[A-Za-z0-9_-]{8,}\.[A-Za-z0-9_-]{8,}\.[A-Za-z0-9_-]{8,}"), MARK, ("eyj",)),
 ]
 
 
@@ -61,21 +75,100 @@ def known_secrets() -> list[str]:
 
 
 def redact_text(text: str, known: list[str] | None = None) -> str:
-    for secret in known_secrets() if known is None else known:
+    """``text`` with every secret (known, or in a known shape, or a long piece of a known one) replaced."""
+    known = known_secrets() if known is None else known
+    if len(text) < _MEMO_MIN:
+        return _redact_text(text, known)
+    return _MEMO.get(text, tuple(known))
+
+
+def _redact_text(text: str, known: list[str] | tuple[str, ...]) -> str:
+    for secret in known:
         text = text.replace(secret, MARK)
-    for pattern, repl in _PATTERNS:
-        text = pattern.sub(repl, text)
+    text = _redact_pieces(text, tuple(known))
+    lower = text.lower()
+    for pattern, repl, hints in _PATTERNS:
+        if any(h in lower for h in hints):
+            text = pattern.sub(repl, text)
     return text
 
 
 def redact(value: Any, known: list[str] | None = None) -> Any:
-    """A copy of ``value`` (a str, or dicts/lists/tuples of them) with secrets replaced by ``[REDACTED]``."""
+    """A copy of ``value`` (a str, or dicts/lists/tuples of them) with secrets replaced by ``[REDACTED]``.
+    Dict keys are redacted too (a key can be a secret: ``{"sk-...": 1}``)."""
     known = known_secrets() if known is None else known
     if isinstance(value, str):
         return redact_text(value, known)
     if isinstance(value, dict):
-        return {k: (MARK if isinstance(k, str) and KEY_NAME.match(k) and isinstance(v, str) and v
-                    else redact(v, known)) for k, v in value.items()}
+        return {(redact_text(k, known) if isinstance(k, str) else k):
+                (MARK if isinstance(k, str) and KEY_NAME.match(k) and isinstance(v, str) and v
+                 else redact(v, known)) for k, v in value.items()}
     if isinstance(value, (list, tuple)):
         return type(value)(redact(v, known) for v in value)
     return value
+
+
+# --- pieces of known secrets: a key split across two tool results, or cut by a display limit
+
+MIN_PIECE = 8           # a piece of a known secret this long is a secret too, if it has a digit ...
+MIN_LETTERS_PIECE = 12  # ... or this long without one: 8 letters of a secret can be an ordinary word
+MIN_SPLIT_SECRET = 16   # shorter known secrets are only redacted whole (their pieces are too common)
+
+
+@lru_cache(maxsize=8)
+def _piece_pattern(known: tuple[str, ...]) -> re.Pattern | None:
+    """Every MIN_PIECE-character window of the long known secrets, as one alternation."""
+    windows = {s[i:i + MIN_PIECE] for s in known if len(s) >= MIN_SPLIT_SECRET for i in range(len(s) - MIN_PIECE + 1)}
+    return re.compile("|".join(map(re.escape, sorted(windows)))) if windows else None
+
+
+def _redact_pieces(text: str, known: tuple[str, ...]) -> str:
+    pattern = _piece_pattern(known)
+    if pattern is None:
+        return text
+    out, done, pos = [], 0, 0
+    while (m := pattern.search(text, pos)) is not None:
+        start, size = m.start(), 0
+        for secret in known:  # the longest run from here that is a piece of a secret
+            at = secret.find(m.group())
+            while at >= 0:
+                n = MIN_PIECE
+                while start + n < len(text) and at + n < len(secret) and text[start + n] == secret[at + n]:
+                    n += 1
+                size, at = max(size, n), secret.find(m.group(), at + 1)
+        piece = text[start:start + size]
+        if size >= MIN_LETTERS_PIECE or any(c.isdigit() for c in piece):
+            out += [text[done:start], MARK]
+            done = pos = start + size
+        else:
+            pos = start + 1
+    return "".join(out) + text[done:] if out else text
+
+
+# --- each long text is redacted once: an LLMCallStarted event carries the whole history again every step
+
+_MEMO_MIN = 512  # shorter texts are redacted again: cheaper than remembering them
+
+
+class _Memo:
+    """Redactions of recent long texts, within a budget of characters (the oldest go first)."""
+
+    def __init__(self, budget: int = 32_000_000) -> None:
+        self.budget, self.size, self.known = budget, 0, ()
+        self.done: OrderedDict[str, str] = OrderedDict()
+
+    def get(self, text: str, known: tuple[str, ...]) -> str:
+        if known != self.known:  # another set of secrets: what was redacted before may not be now
+            self.done.clear()
+            self.size, self.known = 0, known
+        if text in self.done:
+            self.done.move_to_end(text)
+            return self.done[text]
+        clean = self.done[text] = _redact_text(text, known)
+        self.size += len(text)
+        while self.size > self.budget and self.done:
+            self.size -= len(self.done.popitem(last=False)[0])
+        return clean
+
+
+_MEMO = _Memo()

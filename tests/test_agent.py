@@ -277,3 +277,100 @@ def test_a_transcript_memory_keeps_the_whole_scratchpad_of_the_run():
     assert [m.role for m in kept] == ["user", "assistant"] and kept[0].content == "2+3?"
     assert "Action: add" in kept[1].content and "Observation: 5" in kept[1].content
     assert kept[1].content.rstrip().endswith("Final Answer: 5")
+
+
+# --- settings, memory, time budget, questions, answer policies ----------------------------------------------
+
+def test_writing_a_setting_on_the_agent_writes_its_config_and_is_checked():
+    llm = ScriptedLLM([f'Action: add\nAction Input: {{"a": {i}, "b": 1}}' for i in range(5)])
+    agent = Agent(llm, make_tools())
+    agent.max_steps = 2
+    assert agent.config.max_steps == 2 and "max_steps" not in vars(agent)
+    assert len(agent.run("count").steps) == 2
+    with pytest.raises(ConfigError, match="at least 1"):
+        agent.max_steps = 0
+    with pytest.raises(ConfigError, match="should be int"):
+        agent.config.max_steps = "many"
+    with pytest.raises(ConfigError, match="should be bool"):
+        Agent(ScriptedLLM([]), make_tools(), few_shot="yes")
+    assert agent.max_steps == 2
+
+
+def test_two_agents_on_one_memory_each_see_only_the_summaries_they_caused():
+    from handmade_agent.memory import SummaryMemory
+    memory = SummaryMemory(ScriptedLLM(["notes 1", "notes 2"]), max_turns=1)
+    seen_a, seen_b = [], []
+    a = Agent(ScriptedLLM([DONE, DONE]), make_tools(), memory=memory, observers=[seen_a.append])
+    Agent(ScriptedLLM([DONE]), make_tools(), memory=memory, observers=[seen_b.append])
+    assert memory.observers == []  # building an agent does not change the memory it is given
+    a.run("first?")
+    a.run("second?")  # the first turn is evicted now: one summary call
+    summaries = [e for e in seen_a if type(e).__name__ == "LLMCallStarted" and e.purpose == "summary"]
+    assert len(summaries) == 1 and summaries[0].run_id == a.last_result.run_id
+    assert not any(getattr(e, "purpose", "") == "summary" for e in seen_b) and memory.observers == []
+
+
+class SlowLLM(ScriptedLLM):
+    """A backend that takes ``delay`` seconds per reply."""
+
+    def __init__(self, replies, delay):
+        super().__init__(replies)
+        self.delay = delay
+
+    def complete(self, messages, **kw):
+        time.sleep(self.delay)
+        return super().complete(messages, **kw)
+
+
+def test_a_time_budget_cuts_a_slow_tool_and_starts_nothing_after_it_is_over():
+    nap = 'Action: nap\nAction Input: {"seconds": 5}'
+    t0 = time.perf_counter()
+    result = Agent(SlowLLM([nap, DONE], 0.2), make_tools(), time_budget=1.0).run("rest")
+    assert result.stop_reason == "time_budget" and time.perf_counter() - t0 < 2.0  # not the tool's 5 s
+    assert result.steps[0].tool_uses[0].error.startswith("timed out")
+    late = SlowLLM(['Action: add\nAction Input: {"a": 1, "b": 1}'], 0.4)
+    result = Agent(late, make_tools(), time_budget=0.2).run("?")  # the reply comes after the budget
+    assert result.steps[0].tool_uses[0].error == "time_budget" and result.stop_reason == "time_budget"
+
+
+def test_a_backend_that_takes_a_timeout_gets_what_is_left_of_the_budget():
+    class Timed(ScriptedLLM):
+        def complete(self, messages, *, timeout=None, **kw):
+            self.timeouts = [*getattr(self, "timeouts", []), timeout]
+            return super().complete(messages, **kw)
+    llm = Timed([DONE])
+    Agent(llm, make_tools(), time_budget=3.0).run("?")
+    assert 2.0 < llm.timeouts[0] <= 3.0
+    untimed = Timed([DONE])
+    Agent(untimed, make_tools()).run("?")
+    assert "timeout" not in untimed.calls[0] and untimed.timeouts == [None]
+
+
+def test_a_question_that_is_not_text_is_refused_clearly():
+    with pytest.raises(ConfigError, match="must be a string"):
+        Agent(ScriptedLLM([DONE]), make_tools()).run(42)
+
+
+def test_answer_policies_rewrite_the_answer_through_the_observed_model_call():
+    seen = []
+
+    def shout(context, answer):
+        reply = context.ask([Message("user", f"Shout: {answer}")], purpose="shout")
+        return reply.text if reply is not None else answer
+    llm = ScriptedLLM([DONE, "FIVE!"])
+    result = Agent(llm, make_tools(), answer_policies=[shout], observers=[seen.append]).run("2+3?")
+    assert result.answer == "FIVE!" and result.steps[-1].reply.endswith("Final Answer: 5")
+    assert [e.purpose for e in seen if type(e).__name__ == "LLMCallStarted"] == ["step", "shout"]
+    assert result.steps[-1].model_calls == 2
+    plain = ScriptedLLM([DONE])
+    assert Agent(plain, make_tools()).run("2+3?").answer == "5" and len(plain.calls) == 1  # no policy by default
+    with pytest.raises(ConfigError, match="returns the answer as text"):
+        Agent(ScriptedLLM([DONE]), make_tools(), answer_policies=[lambda c, a: 5]).run("?")
+
+
+def test_a_policy_asks_nothing_once_the_time_budget_is_over():
+    asked = []
+    policy = lambda context, answer: asked.append(context.ask([Message("user", "again?")])) or answer  # noqa: E731
+    llm = SlowLLM([DONE, "never"], 0.3)
+    result = Agent(llm, make_tools(), time_budget=0.1, answer_policies=[policy]).run("?")
+    assert result.answer == "5" and asked == [None] and len(llm.calls) == 1

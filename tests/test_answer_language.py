@@ -1,11 +1,12 @@
-"""The answer in the question's language: script detection, when to translate, the translation call."""
+"""The answer in the question's language: script detection, when to translate, the translation policy."""
 from __future__ import annotations
 
 import pytest
 from gbnf_match import matches, parse_gbnf
 
-from handmade_agent.agent import Agent
-from handmade_agent.agent.answer_language import GRAMMARS, answer_script, keeps_facts, needs_translation
+from handmade_agent.agent import Agent as BareAgent
+from handmade_agent.rag import answer_script, keeps_facts, needs_translation, translate_answer
+from handmade_agent.rag.answer_language import GRAMMARS
 from handmade_agent.errors import LLMError
 from handmade_agent.llm import ScriptedLLM
 
@@ -42,6 +43,10 @@ class Constrainable(ScriptedLLM):
     supports_grammar = True
 
 
+def Agent(llm, tools, **kw):  # noqa: N802 - the agent as the bilingual lesson builds it: with the policy
+    return BareAgent(llm, tools, answer_policies=[translate_answer], **kw)
+
+
 def test_an_english_answer_to_a_chinese_question_is_translated_by_one_more_call():
     llm = Constrainable(["Thought: found it\nFinal Answer: 2 years", "保修期为 2 年。"])
     seen = []
@@ -55,11 +60,11 @@ def test_an_english_answer_to_a_chinese_question_is_translated_by_one_more_call(
     assert purposes == ["step", "translate"]
 
 
-def test_an_answer_already_in_the_right_script_costs_no_call_and_the_setting_turns_it_off():
+def test_an_answer_already_in_the_right_script_costs_no_call_and_an_agent_without_the_policy_makes_none():
     llm = Constrainable(["Thought: t\nFinal Answer: 保修期为 2 年"])
     assert Agent(llm, []).run("激光雷达模组保修几年？").answer == "保修期为 2 年" and len(llm.calls) == 1
     off = Constrainable(["Thought: t\nFinal Answer: 2 years"])
-    assert Agent(off, [], translate_answer=False).run("激光雷达模组保修几年？").answer == "2 years"
+    assert BareAgent(off, []).run("激光雷达模组保修几年？").answer == "2 years"  # the default: no policy
     assert len(off.calls) == 1
 
 
@@ -77,7 +82,7 @@ def test_citations_the_translation_dropped_are_put_back():
     assert Agent(kept, []).run("激光雷达模组保修几年？").answer == "保修两年 [a:1]。"
 
 
-def test_a_translation_that_changes_a_number_a_code_or_a_product_name_is_thrown_away():
+def test_a_translation_that_changes_a_number_a_code_or_a_named_model_is_thrown_away():
     llm = Constrainable(["Thought: t\nFinal Answer: The mainboard costs 1150 元 (E-63).", "主板 115 元（E-36）。"])
     assert Agent(llm, []).run("保外更换主板多少钱？").answer == "The mainboard costs 1150 元 (E-63)."
     assert keeps_facts("AF-10 costs €15", "配件AF-10售价€15")  # a code after Chinese text
@@ -87,3 +92,13 @@ def test_a_translation_that_changes_a_number_a_code_or_a_product_name_is_thrown_
     assert keeps_facts("Dana Whitlock leads North America.", "达娜·惠特洛克负责北美。")  # a person's name may be transliterated
     two = Constrainable(["Thought: t\nFinal Answer: 2 years", "两年"])  # a one-digit number may become 两
     assert Agent(two, []).run("激光雷达模组保修几年？").answer == "两年"
+
+
+@pytest.mark.parametrize("answer, translation, kept", [
+    ("Reset it with code ZX-4400.", "用代码 ZX-4400 重置。", True), ("Reset it with code ZX-4400.", "用代码重置。", False),
+    ("The Vexo R7 holds 3 L.", "Vexo R7 能装 3 升。", True), ("The Vexo R7 holds 3 L.", "R7 能装 3 升。", False),
+    ("It fits the Q9.", "它适用于 Q9。", True), ("It fits the Q9.", "它适用于它。", False)])
+def test_facts_a_translation_must_keep_are_found_by_shape_not_by_name(answer, translation, kept):
+    # names no rule of the package knows: any code of capitals and digits, any capitalised word before a model number
+    assert keeps_facts(answer, translation) is kept
+

@@ -50,3 +50,24 @@ def test_demo_runs_the_agent_end_to_end_on_the_local_model():
     last = out.stdout.strip().splitlines()
     assert any(line.startswith("answer:") and "Thursday" in line for line in last)
     assert "stop: final_answer" in out.stdout
+
+
+def test_fetch_model_and_serve_take_a_model_name():
+    for command in ("fetch-model", "serve"):
+        out = run(command, "--help", timeout=60)
+        assert out.returncode == 0 and "--model" in out.stdout and "1.5b" in out.stdout
+    out = run("fetch-model", "--model", "3b", timeout=60)
+    assert out.returncode == 2 and "Unknown local model '3b'" in out.stderr and "qwen2.5-coder-1.5b" in out.stderr
+    out = run("serve", "--model", "my.gguf", "--port", str(free_port()), timeout=60)
+    assert out.returncode == 2 and "--gguf my.gguf" in out.stderr  # a file goes by --gguf now
+
+
+def test_cache_info_lists_every_registry_model_and_whether_it_is_there(tmp_path):
+    (tmp_path / QWEN_CODER_05B.filename).write_bytes(b"GGUF")  # present, but not the model
+    out = run("cache", "info", env={"HANDMADE_AGENT_CACHE": str(tmp_path)}, timeout=60)
+    assert out.returncode == 0, out.stderr
+    lines = out.stdout.splitlines()
+    small = next(line for line in lines if "qwen2.5-coder-0.5b (default):" in line)
+    large = next(line for line in lines if "qwen2.5-coder-1.5b:" in line)
+    assert str(tmp_path / QWEN_CODER_05B.filename) in small and "4 bytes, wrong size" in small
+    assert "not in the cache" in large and "fetch-model --model 1.5b" in large

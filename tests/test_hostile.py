@@ -15,7 +15,7 @@ import pytest
 from handmade_agent.errors import ConfigError, FormatError, LLMError
 from handmade_agent.react import parse
 from handmade_agent.react.actions import bare_name, json_actions
-from handmade_agent.react.arguments import find_object
+from handmade_agent.react.repair import find_object
 from handmade_agent.react.labels import drop_thinking, split_blocks
 from handmade_agent.toolbox.arithmetic import CalculatorError, evaluate
 

@@ -9,7 +9,7 @@ from handmade_agent.evaluation import (MARKER, PAYLOAD, PAYLOAD_ZH, WITHHELD, Ta
                                        looks_like_instruction, neutralize, quarantine)
 from handmade_agent.llm import ScriptedLLM
 from handmade_agent.rag.tool import LANGUAGE_NOTE
-from handmade_agent.react.examples import KB_HINT
+from handmade_agent.rag import KB_HINT
 from handmade_agent.toolbox import default_registry, get_weather
 from handmade_agent.tools import Tool, ToolRegistry, tool
 

@@ -102,6 +102,7 @@ def reference_rules(schemas_: list[dict], prefix: str) -> str:
     return converter.format_grammar()
 
 
+@pytest.mark.model  # llama.cpp's own converter is the reference: it needs llama-cpp-python
 @pytest.mark.parametrize("index", range(len(schemas())))
 def test_same_language_as_llama_cpp(index):
     schema = _closed(schemas()[index])

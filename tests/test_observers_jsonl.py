@@ -159,7 +159,7 @@ def test_a_broken_line_is_an_error_naming_the_line_or_skipped_on_request(tmp_pat
     log_and_record(sample_run()[:3], path)
     with path.open("a", encoding="utf-8") as f:
         f.write('{"kind": "tool_fini')  # the process died mid-write
-    with pytest.raises(StateError, match=r"line 4: not an event.*strict=False"):
+    with pytest.raises(StateError, match=r"line 4: not valid JSON.*strict=False"):
         read_trace(path)
     with pytest.warns(RuntimeWarning, match="line 4"):
         events = list(read_events(path, strict=False))

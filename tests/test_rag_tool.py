@@ -10,7 +10,7 @@ from handmade_agent.rag import load_documents
 from handmade_agent.rag import HashingEmbedder
 from handmade_agent.rag import Retriever
 from handmade_agent.rag import knowledge_search_tool
-from handmade_agent.tools import Tool, ToolRegistry
+from handmade_agent.tools import RunContext, Tool, ToolRegistry
 from test_rag_data import write_kb
 
 
@@ -230,5 +230,5 @@ def test_the_agent_hands_the_question_to_the_search_and_both_rankings_are_fused(
     assert with_question == ["b2-pump#specs:1", alone[0]]  # the question's best first, then the query's
     assert with_question == [h.id for h in merged_search(retriever, [question, query], 2, method="bm25")]
     off = knowledge_search_tool(retriever, k=2, method="bm25", with_question=False)
-    off.fn(query=query, question=question)
+    off.fn(query=query, run=RunContext(question))
     assert [h.id for h in off.fn.retrieved] == alone

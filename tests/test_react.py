@@ -10,7 +10,7 @@ from hypothesis import strategies as st
 
 from handmade_agent.errors import FormatError
 from handmade_agent.react import STOP, Action, FinalAnswer, parse
-from handmade_agent.react.arguments import find_object, loads_lenient, parse_call, parse_kwargs
+from handmade_agent.react.repair import find_object, loads_lenient, parse_call, parse_kwargs
 from handmade_agent.react.labels import drop_thinking, match_label
 
 CORPUS = Path(__file__).resolve().parent.parent / "data" / "react_corpus.jsonl"

@@ -3,6 +3,8 @@ from __future__ import annotations
 
 import datetime
 
+import pytest
+
 from handmade_agent.react import FinalAnswer, parse
 from handmade_agent.react.examples import EXAMPLES, GENERIC, usable
 from handmade_agent.react.prompt import (FORMAT_HELP, build_system_prompt, example_messages, few_shot_messages,
@@ -109,6 +111,7 @@ def test_the_default_prompt_matches_its_golden_file():
         assert text == path.read_text(encoding="utf-8"), f"{path.name} differs: re-run with UPDATE_GOLDEN=1 if meant"
 
 
+@pytest.mark.model  # counted by the model's own tokenizer: it loads the model
 def test_the_default_prompt_fits_in_800_tokens(local_llm):
     """Every token of it is prefilled on a cold start (~15 s per 1,000 here): counted as the model sees it,
     through its chat template and tokenizer, for the fixed default and for every question of the suite

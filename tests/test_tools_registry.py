@@ -8,7 +8,7 @@ from typing import Literal
 import pytest
 
 from handmade_agent.errors import ToolError
-from handmade_agent.tools import Tool, ToolRegistry, ToolResult, tool
+from handmade_agent.tools import RunContext, Tool, ToolRegistry, ToolResult, tool
 
 
 @tool
@@ -269,19 +269,38 @@ def test_call_never_raises_even_on_garbage():
         assert isinstance(registry.call("echo", args), ToolResult)
 
 
-def test_the_question_reaches_only_a_tool_that_asks_for_it_and_the_model_cannot_set_it():
+def test_the_run_context_reaches_only_a_tool_that_asks_for_it_and_the_model_cannot_set_it():
     seen = []
     params = {"properties": {"q": {"type": "string"}}, "required": ["q"]}
-    asks = Tool("asks", "Wants the question.", params, lambda q, question=None: seen.append((q, question)) or "ok",
-                question_arg="question")
+    asks = Tool("asks", "Wants the run.", params, lambda q, run=None: seen.append((q, run and run.question)) or "ok",
+                context_arg="run")
     plain = Tool("plain", "Does not.", params, lambda q: seen.append((q,)) or "ok")
     reg = ToolRegistry([asks, plain])
-    assert reg.call("asks", {"q": "a"}, question="the user's words").ok
-    assert reg.call("plain", {"q": "b"}, question="the user's words").ok
-    assert "question" not in asks.schema()["function"]["parameters"]["properties"]
-    bad = reg.call("asks", {"q": "c", "question": "forged"}, question="real")  # not a parameter of the schema
+    context = RunContext("the user's words", "run-1", 2)
+    assert reg.call("asks", {"q": "a"}, context=context).ok
+    assert reg.call("plain", {"q": "b"}, context=context).ok
+    assert "run" not in asks.schema()["function"]["parameters"]["properties"]
+    bad = reg.call("asks", {"q": "c", "run": {"question": "forged"}}, context=context)  # not a parameter of the schema
     assert not bad.ok and bad.status == "invalid_arguments"
     assert reg.call("asks", {"q": "d"}).ok  # called without a run: the function's default
     assert seen == [("a", "the user's words"), ("b",), ("d", None)]
-    with pytest.raises(ToolError, match="question_arg"):
-        Tool("clash", "x", {"properties": {"question": {"type": "string"}}}, print, question_arg="question")
+    with pytest.raises(ToolError, match="context_arg"):
+        Tool("clash", "x", {"properties": {"run": {"type": "string"}}}, print, context_arg="run")
+
+
+def test_a_parameter_annotated_run_context_is_left_out_of_the_schema_and_filled_by_the_registry():
+    @tool
+    def lookup(term: str, run: RunContext | None = None) -> str:
+        """Look a term up."""
+        return f"{term} for {run.question if run else '-'}"
+    assert lookup.context_arg == "run" and list(lookup.parameters["properties"]) == ["term"]
+    reg = ToolRegistry([lookup])
+    assert reg.call("lookup", {"term": "x"}, context=RunContext("why?")).content == "x for why?"
+    assert not reg.call("lookup", {"term": "x", "run": "forged"}).ok
+
+
+def test_the_run_deadline_shortens_a_tool_time_out():
+    slow = Tool("slow", "Sleeps.", {}, lambda: time.sleep(3) or "late", timeout=30.0)
+    t0 = time.perf_counter()
+    result = ToolRegistry([slow]).call("slow", {}, context=RunContext("q", deadline=time.perf_counter() + 0.3))
+    assert result.status == "timeout" and time.perf_counter() - t0 < 1.5

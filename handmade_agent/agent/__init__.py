@@ -3,19 +3,20 @@
 ``Agent`` (``loop.py``) runs it; ``Step`` and ``RunResult`` (``steps.py``) are the one record of a
 run; ``events.py`` is what the loop emits for observers (chapter 04) to read; ``model_call.py`` is
 the one observed, retried model call; ``native.py`` reads native tool-calling replies;
-``answer_language.py`` says which script an answer needs and prompts its translation.
+``policies.py`` is the hook through which code from outside (chapter 06's ``translate_answer``) rewrites a
+final answer; ``config.py`` holds and checks the settings.
 
     >>> from handmade_agent.llm import ScriptedLLM
     >>> Agent(ScriptedLLM(["Thought: easy\\nFinal Answer: 4"]), []).run("2+2?").stop_reason
     'final_answer'
 """
 from . import events
-from .answer_language import answer_script, needs_translation
 from .events import Event, Observer, emit
-from .config import AgentConfig
+from .config import AgentConfig, check_setting
 from .loop import Agent
 from .model_call import complete
+from .policies import AnswerContext, AnswerPolicy, apply_policies
 from .steps import STEP_KINDS, STOP_REASONS, RunResult, Step, ToolUse
 
 __all__ = ["AgentConfig", "Agent", "Step", "ToolUse", "RunResult", "STEP_KINDS", "STOP_REASONS", "events", "Event", "Observer",
-           "emit", "complete", "answer_script", "needs_translation"]
+           "emit", "complete", "check_setting", "AnswerContext", "AnswerPolicy", "apply_policies"]

@@ -5,15 +5,19 @@ and what came of it (a ``Step``); whether the run goes on is decided in one plac
 ``stop_reason()``, checked before each step: ``final_answer``, ``model_error`` (the backend failed
 ``llm_retries`` + 1 times), ``format_errors`` (too many unreadable replies in a row),
 ``repeated_action`` (the same call again after a warning; constrained, the reply after a first
-repeat may only be an answer), ``max_steps``, ``time_budget``.
+repeat may only be an answer), ``max_steps``, ``time_budget`` (no model call, tool or policy call starts
+once it is over; a tool's time-out, and the model call's where the backend takes a ``timeout``, is cut to
+what is left).
 Nothing a model does makes ``run`` raise: bad format and tool failures go back to it as
 observations. ``strategy="react"`` speaks the text protocol (chapter 02); ``"native"`` passes
 tool schemas to the backend and reads ``Completion.tool_calls``. With ``constrained`` (on wherever
 the backend ``supports_grammar``, e.g. ``LocalLLM``) each reply is decoded under a grammar: the ReAct
 step from ``react_grammar``, a native call from the backend's ``tool_call_grammar``; parse-and-repair
-stays for backends that cannot constrain. An answer not in the question's script (Chinese or not) is
-translated by one more short model call (``translate_answer``, ``answer_language.py``). Every happening is an event
-(``events.py``); each finished step is emitted whole as ``StepFinished``.
+stays for backends that cannot constrain. A final answer goes through the agent's answer policies
+(``policies.py``: none by default; chapter 06's ``translate_answer`` is one). A tool that asks for it gets the
+run's ``RunContext`` (question, run id, step, deadline). Every happening is an event (``events.py``); each
+finished step is emitted whole as ``StepFinished``. Settings live in ``agent.config``; ``agent.max_steps``
+reads and writes it there.
 
 Deliberately left out: parallel tool execution, streaming, retrying a failed tool on the model's
 behalf, and debugging hooks (a debugger asks ``ask_model()`` and passes its own completion to
@@ -25,24 +29,25 @@ behalf, and debugging hooks (a debugger asks ``ask_model()`` and passes its own 
 """
 from __future__ import annotations
 
+import inspect
 import json
 import time
 import uuid
+from contextlib import contextmanager
 from dataclasses import asdict, dataclass, field
-from typing import Any, Iterable
+from typing import Any, Iterable, Iterator
 
-from ..errors import FormatError, StateError
+from ..errors import ConfigError, FormatError, StateError
 from ..llm import Completion, Message, Usage
 from ..grammar import answer_grammar
 from ..react import (STOP, FinalAnswer, few_shot_messages, format_help, loads_lenient, parse, prompt_messages,
                      react_grammar)
-from ..tools import Tool, ToolRegistry
+from ..tools import RunContext, Tool, ToolRegistry
 from . import events as ev
-from .answer_language import (GRAMMARS, answer_script, keep_citations, keeps_facts, needs_translation,
-                              translation_messages)
 from .config import AgentConfig
 from .model_call import complete
 from .native import NATIVE_SYSTEM_PROMPT, clean_completion, native_reminder, read_native
+from .policies import AnswerContext, AnswerPolicy, apply_policies
 from .steps import RunResult, Step, ToolUse
 
 
@@ -61,31 +66,58 @@ class _Run:
     seen: dict[tuple, str] = field(default_factory=dict)  # (tool, input) -> first observation
     calls: int = 0                                       # model calls made for the step in progress
     result: RunResult | None = None
+    budget: float | None = None                          # the time budget this run started with
+
+    @property
+    def deadline(self) -> float | None:
+        return None if self.budget is None else self.started + self.budget
 
 
 class Agent:
-    """A tool-using agent over any ``LLM``. Settings are ``AgentConfig`` fields, given as keywords."""
+    """A tool-using agent over any ``LLM``. Settings are ``AgentConfig`` fields, given as keywords;
+    ``answer_policies`` rewrite each final answer in turn (``policies.py``; none by default)."""
 
     def __init__(self, llm: Any, tools: ToolRegistry | Iterable[Tool], *, memory: Any = None,
-                 observers: Iterable[ev.Observer] = (), config: AgentConfig | None = None, **settings: Any):
+                 observers: Iterable[ev.Observer] = (), config: AgentConfig | None = None,
+                 answer_policies: Iterable[AnswerPolicy] = (), **settings: Any):
         unknown = set(settings) - set(AgentConfig.names())
         if unknown:
             raise TypeError(f"Agent got unknown settings {sorted(unknown)}; known: {AgentConfig.names()}")
         self.config = AgentConfig(**{**(asdict(config) if config else {}), **settings})
         self.llm, self.memory, self.observers = llm, memory, list(observers)
+        self.answer_policies = list(answer_policies)
         self.tools = tools if isinstance(tools, ToolRegistry) else ToolRegistry(tools)
         self.last_result: RunResult | None = None
         self._run: _Run | None = None
-        if isinstance(getattr(memory, "observers", None), list):  # a memory that calls the model (summaries)
-            memory.observers.append(self._relay)                   # reports its calls into this agent's runs
 
     def _relay(self, event: ev.Event) -> None:
         self._emit(event, len(self._run.steps) if self._run else 0)
+
+    @contextmanager
+    def _memory_relayed(self) -> Iterator[None]:
+        """While the agent calls its memory, a memory that calls the model (summaries) reports those calls into
+        this agent's run. Lent for the call only: the memory is not changed, and two agents sharing one memory
+        each see only the calls they caused."""
+        listeners = getattr(self.memory, "observers", None)
+        if not isinstance(listeners, list):
+            yield
+            return
+        listeners.append(self._relay)
+        try:
+            yield
+        finally:
+            listeners.remove(self._relay)
 
     def __getattr__(self, name: str) -> Any:  # agent.max_steps reads agent.config.max_steps
         if name in AgentConfig.names():
             return getattr(self.__dict__["config"], name)
         raise AttributeError(f"{type(self).__name__!r} object has no attribute {name!r}")
+
+    def __setattr__(self, name: str, value: Any) -> None:  # agent.max_steps = 2 writes agent.config.max_steps
+        if name in AgentConfig.names():
+            setattr(self.config, name, value)  # checked there, like AgentConfig(max_steps=...)
+        else:
+            super().__setattr__(name, value)
 
     def settings(self) -> dict:
         """The settings as JSON-able data: ``Agent(llm, tools, **agent.settings())`` rebuilds the agent."""
@@ -124,9 +156,14 @@ class Agent:
 
     def start(self, question: str) -> None:
         """Begin a run without taking a step (for step-through debugging)."""
-        history = [self._from_memory(m) for m in (self.memory.messages() if self.memory is not None else [])]
+        if not isinstance(question, str):
+            raise ConfigError(f"A question must be a string, not {type(question).__name__} ({str(question)[:40]!r}): "
+                              f"ask agent.run(str(...)).")
+        with self._memory_relayed():
+            history = [self._from_memory(m) for m in (self.memory.messages() if self.memory is not None else [])]
         prefix = [*self.prompt_messages(question), *history, Message("user", question)]
-        self._run = _Run(f"run-{uuid.uuid4().hex[:8]}", question, time.perf_counter(), prefix)
+        self._run = _Run(f"run-{uuid.uuid4().hex[:8]}", question, time.perf_counter(), prefix,
+                         budget=self.config.time_budget)
         self._emit(ev.RunStarted(question=question, settings=self.settings()), 0)
 
     def step(self, completion: Completion | None = None) -> Step | None:
@@ -167,10 +204,13 @@ class Agent:
             return "repeated_action"
         if len(r.steps) >= self.config.max_steps:
             return "max_steps"
-        budget = self.config.time_budget
-        if budget is not None and time.perf_counter() - r.started >= budget:
+        if self._out_of_time():
             return "time_budget"
         return None
+
+    def _out_of_time(self) -> bool:
+        deadline = self._state().deadline
+        return deadline is not None and time.perf_counter() >= deadline
 
     @property
     def finished(self) -> bool:
@@ -205,9 +245,19 @@ class Agent:
     def _ask(self, index: int) -> tuple[Completion | None, str]:
         native = not self._react
         extra = {"grammar": g} if (g := self.grammar()) else {}  # only then: an LLM written before grammars still works
-        return complete(self.llm, self.messages(), retries=self.config.llm_retries, emit=self._emitter(index),
-                        stop=None if native else STOP, max_tokens=self.config.max_tokens,
-                        tools=self.tools.schemas() if native else None, **extra)
+        return self._complete(index, self.messages(), stop=None if native else STOP,
+                              tools=self.tools.schemas() if native else None, **extra)
+
+    def _complete(self, index: int, messages: list[Message], purpose: str = "step",
+                  **kwargs: Any) -> tuple[Completion | None, str]:
+        """The observed, retried model call of step ``index``; given what is left of the time budget as its
+        ``timeout`` where the backend's ``complete`` takes one."""
+        left = None if (d := self._state().deadline) is None else max(0.0, d - time.perf_counter())
+        if left is not None and _takes_timeout(self.llm):
+            kwargs["timeout"] = left
+        kwargs.setdefault("max_tokens", self.config.max_tokens)
+        return complete(self.llm, messages, retries=self.config.llm_retries, emit=self._emitter(index),
+                        purpose=purpose, **kwargs)
 
     @property
     def constrained(self) -> bool:
@@ -261,21 +311,15 @@ class Agent:
         return Step(index, "action", c.text or "", "", uses, native=True)
 
     def _final(self, index: int, reply: str, answer: str, thought: str) -> Step:
-        answer = self._in_question_language(index, answer)
+        if self.answer_policies:  # the reply keeps what the model wrote; the answer is what the policies made of it
+            r = self._state()
+
+            def ask(messages: list[Message], purpose: str = "policy", **kwargs: Any) -> Completion | None:
+                return None if self._out_of_time() else self._complete(index, messages, purpose, **kwargs)[0]
+            context = AnswerContext(r.question, r.run_id, index, self.constrained, ask)
+            answer = apply_policies(self.answer_policies, context, answer)
         self._emit(ev.FinalAnswer(answer=answer), index)
         return Step(index, "final_answer", reply, thought, answer=answer, native=not self._react)
-
-    def _in_question_language(self, index: int, answer: str) -> str:
-        """The answer, translated by the model when its script is not the question's (``answer_language``).
-        The reply keeps what the model wrote; a failed translation, or one that changed a number, keeps the answer."""
-        script = answer_script(self._state().question) if self.config.translate_answer else None
-        if not needs_translation(answer, script):
-            return answer
-        extra = {"grammar": GRAMMARS[script]} if self.constrained else {}
-        c, _ = complete(self.llm, translation_messages(answer, script), retries=self.config.llm_retries,
-                        emit=self._emitter(index), purpose="translate", max_tokens=self.config.max_tokens, **extra)
-        ok = c is not None and bool((c.text or "").strip()) and keeps_facts(answer, c.text)
-        return keep_citations(answer, c.text) if ok else answer
 
     def _format_error(self, r: _Run, index: int, reply: str, error: str, feedback: str) -> Step:
         r.format_errors += 1
@@ -287,7 +331,9 @@ class Agent:
         tool = self.tools.get(name)
         key = (tool.name if tool else name.strip().lower(), json.dumps(args, sort_keys=True, ensure_ascii=False))
         self._emit(ev.ToolStarted(name=name, args=args), index)
-        if self.config.repeat_guard and key in r.seen:  # off: a repeat simply runs again
+        if self._out_of_time():  # the model's reply came after the budget ran out: nothing more starts
+            use = ToolUse(name, args, False, "Not run: the run's time budget is over.", "time_budget")
+        elif self.config.repeat_guard and key in r.seen:  # off: a repeat simply runs again
             r.repeats, r.answer_now = r.repeats + 1, True
             # constrained, the grammar lets the next reply only answer, so the result is shown again bare: any
             # note next to it, before or after, was copied as the final answer by the 0.5B model (kb_tasks)
@@ -296,7 +342,7 @@ class Agent:
                 "Do not repeat the same call. Use that result, try a different input, or give the Final Answer.")
             use = ToolUse(name, args, False, text, "repeated_action")
         else:
-            res = self.tools.call(name, args, question=r.question)
+            res = self.tools.call(name, args, context=RunContext(r.question, r.run_id, index, r.deadline))
             use = ToolUse(name, args, res.ok, res.content, res.error, res.duration)
             r.seen[key] = res.content
         self._emit(ev.ToolFinished(name=name, args=args, ok=use.ok, content=use.observation, error=use.error,
@@ -312,11 +358,12 @@ class Agent:
                              r.run_id, r.question)
         self.last_result = r.result
         if self.memory is not None and answer is not None:  # remember finished exchanges only
-            if hasattr(self.memory, "record_run"):  # the memory's own policy decides what is kept
-                self.memory.record_run(r.question, r.result)
-            else:
-                self.memory.add(Message("user", r.question))
-                self.memory.add(Message("assistant", answer))
+            with self._memory_relayed():
+                if hasattr(self.memory, "record_run"):  # the memory's own policy decides what is kept
+                    self.memory.record_run(r.question, r.result)
+                else:
+                    self.memory.add(Message("user", r.question))
+                    self.memory.add(Message("assistant", answer))
         self._emit(ev.RunFinished(answer=answer, stop_reason=reason, steps=len(r.steps), usage=r.usage,
                                   duration=r.result.duration), len(r.steps))
 
@@ -335,3 +382,12 @@ class Agent:
     def _emit(self, event: ev.Event, step: int) -> None:
         event.run_id, event.step = self._run.run_id if self._run else "", step
         ev.emit(self.observers, event)
+
+
+def _takes_timeout(llm: Any) -> bool:
+    """Does ``llm.complete`` name a ``timeout`` parameter? (Not merely ``**kwargs``: a wrapper may pass them on
+    to a backend that has none.)"""
+    try:
+        return "timeout" in inspect.signature(llm.complete).parameters
+    except (TypeError, ValueError, AttributeError):
+        return False

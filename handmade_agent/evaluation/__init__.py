@@ -20,12 +20,12 @@ from .comparison import ASPECTS, compare_ok
 from .injection import (MARKER, PAYLOAD, PAYLOAD_ZH, WITHHELD, hijacked, inject, looks_like_instruction, neutralize,
                         quarantine)
 from .report import format_table, read_outcomes, summarize
-from .runner import EvalConfig, TaskOutcome, evaluate, parse_configs, run_task
+from .runner import EvalConfig, TaskOutcome, check_out_path, evaluate, parse_configs, run_task
 from .tasks import KINDS, SUITE_TODAY, TASKS_FILE, Task, load_tasks
 from .toolsets import TaskTools
 
 __all__ = ["Task", "load_tasks", "KINDS", "SUITE_TODAY", "TASKS_FILE", "CHECKER_KEYS", "check_answer", "refused",
            "compare_ok", "ASPECTS", "expected_tools_called", "no_tool_called", "invented_observation", "tools_called",
-           "trajectory_ok", "EvalConfig", "TaskOutcome", "parse_configs", "run_task", "evaluate", "TaskTools",
+           "trajectory_ok", "EvalConfig", "TaskOutcome", "parse_configs", "run_task", "evaluate", "check_out_path", "TaskTools",
            "summarize", "format_table", "read_outcomes", "inject", "quarantine", "hijacked", "looks_like_instruction",
            "neutralize", "PAYLOAD", "PAYLOAD_ZH", "MARKER", "WITHHELD"]

@@ -22,7 +22,8 @@ import unicodedata
 from collections import Counter
 from typing import Any
 
-from ..agent import RunResult, answer_script, needs_translation
+from ..agent import RunResult
+from ..rag import answer_script, needs_translation
 from .comparison import compare_ok
 
 # what a task's checker may hold; "tools" is the trajectory's expectation, not read by check_answer
@@ -77,7 +78,7 @@ def check_answer(answer: str | None, checker: dict[str, Any]) -> bool:
 
 
 def in_question_language(answer: str | None, question: str) -> bool | None:
-    """Is the answer in the question's script (``agent.answer_language``)? None when the question's is unclear.
+    """Is the answer in the question's script (``rag.answer_language``)? None when the question's is unclear.
     The answer checks accept a fact in either language; this says which one the asker got.
 
     >>> in_question_language("两年", "保修几年？"), in_question_language("2 years", "保修几年？")

@@ -14,13 +14,13 @@ counts, not the decimals), and plots.
 """
 from __future__ import annotations
 
-import json
 from collections import Counter
 from dataclasses import fields
 from pathlib import Path
 from typing import Any
 
-from ..errors import ConfigError
+from ..errors import ConfigError, StateError
+from ..observers import read_jsonl
 from .runner import TaskOutcome
 
 
@@ -91,22 +91,17 @@ def format_table(summary: list[dict[str, Any]]) -> str:
 
 def read_outcomes(path: str | Path) -> list[TaskOutcome]:
     """The outcomes in a JSONL file written by ``evaluate``."""
-    path, known = Path(path), {f.name for f in fields(TaskOutcome)}
+    path, known, outcomes = Path(path), {f.name for f in fields(TaskOutcome)}, []
     try:
-        text = path.read_text(encoding="utf-8")
+        for number, row in read_jsonl(path, cut_last_ok=True):  # a last line cut off by a killed run is skipped
+            try:
+                outcomes.append(TaskOutcome(**{k: v for k, v in row.items() if k in known}))
+            except (TypeError, AttributeError) as e:
+                raise ConfigError(f"{path}, line {number} is not an outcome ({e}); the file must hold one JSON "
+                                  "outcome per line, as evaluate() writes it.") from None
+    except StateError as e:
+        raise ConfigError(f"{e} The file must hold one JSON outcome per line, as evaluate() writes it.") from None
     except OSError as e:
         raise ConfigError(f"Cannot read the results file {path} ({e.strerror}); "
                           "pass the --out file of a run.") from None
-    lines, outcomes = text.split("\n"), []
-    for number, line in enumerate(lines, 1):
-        if not line.strip():
-            continue
-        try:
-            row = json.loads(line)
-            outcomes.append(TaskOutcome(**{k: v for k, v in row.items() if k in known}))
-        except (json.JSONDecodeError, TypeError, AttributeError) as e:
-            if number == len(lines):  # no newline after it: the write was cut off by a killed run
-                break
-            raise ConfigError(f"{path}, line {number} is not an outcome ({e}); "
-                              "the file must hold one JSON outcome per line, as evaluate() writes it.") from None
     return outcomes

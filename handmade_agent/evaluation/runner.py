@@ -5,7 +5,8 @@
 (no worked examples), ``-recap`` (observations without the earlier results), ``-guard`` (a
 repeated call runs again instead of being refused). ``run_task`` never raises for a task: an
 exception becomes a failed outcome carrying its text. ``evaluate`` appends each outcome to a JSONL
-file as soon as it exists, so an interrupted run keeps what it did.
+file as soon as it exists, so an interrupted run keeps what it did. Every configuration's agent
+runs the answer policy ``rag.translate_answer``, as the suite did when its figures were measured.
 
 Deliberately left out: running tasks in parallel (one model, two CPU cores) and retrying a
 failed task.
@@ -16,7 +17,6 @@ failed task.
 from __future__ import annotations
 
 import datetime
-import json
 import re
 import time
 from dataclasses import asdict, dataclass, field
@@ -25,6 +25,8 @@ from typing import Any, Callable, Iterable
 
 from ..agent import Agent
 from ..errors import ConfigError
+from ..observers import json_line
+from ..rag import translate_answer
 from ..redaction import redact_text
 from .checks import check_answer, in_question_language, tools_called, trajectory_ok
 from .tasks import Task
@@ -102,7 +104,9 @@ def run_task(llm: Any, task: Task, config: EvalConfig, tools_for: Callable[[str]
     outcome = TaskOutcome(task.id, task.kind, task.lang, config.name)
     t0 = time.perf_counter()
     try:
-        result = Agent(llm, tools_for(task.tools), **config.agent_settings()).run(task.question)
+        # measured with the answer in the question's language since the suite began: the policy keeps figures comparable
+        agent = Agent(llm, tools_for(task.tools), answer_policies=[translate_answer], **config.agent_settings())
+        result = agent.run(task.question)
         answer = redact_text(result.answer) if result.answer is not None else None
         outcome.answer, outcome.stop_reason, outcome.steps = answer, result.stop_reason, len(result.steps)
         outcome.success = check_answer(answer, task.checker)
@@ -124,6 +128,19 @@ def progress_line(outcome: TaskOutcome, done: int, total: int) -> str:
             f"{outcome.task_id:<18} {outcome.latency:5.1f} s  {said}")
 
 
+def check_out_path(out: str | Path) -> Path:
+    """``out`` once outcomes can be appended to it (its folder made); else a ConfigError saying what to do."""
+    path = Path(out)
+    try:
+        path.parent.mkdir(parents=True, exist_ok=True)
+        with open(path, "a", encoding="utf-8"):
+            pass
+    except OSError as e:
+        raise ConfigError(f"Cannot write the results file {path} ({e.strerror or e}); pass --out (out=) a file "
+                          "in a folder you can write to.") from None
+    return path
+
+
 def evaluate(llm: Any, tasks: list[Task], configs: list[EvalConfig], out: str | Path | None = None,
              progress: Callable[[str], Any] | None = print, tools_for: Callable[[str], Any] | None = None
              ) -> list[TaskOutcome]:
@@ -132,7 +149,7 @@ def evaluate(llm: Any, tasks: list[Task], configs: list[EvalConfig], out: str | 
     tools_for = tools_for or TaskTools()
     run, outcomes, total = datetime.datetime.now().isoformat(timespec="seconds"), [], len(tasks) * len(configs)
     if out is not None:
-        Path(out).parent.mkdir(parents=True, exist_ok=True)
+        check_out_path(out)  # before the first task: a bad path must not cost a run
     for config in configs:
         for task in tasks:
             outcome = run_task(llm, task, config, tools_for)
@@ -140,7 +157,7 @@ def evaluate(llm: Any, tasks: list[Task], configs: list[EvalConfig], out: str | 
             outcomes.append(outcome)
             if out is not None:
                 with open(out, "a", encoding="utf-8") as f:  # opened per line: a killed run loses no line
-                    f.write(json.dumps(outcome.to_dict(), ensure_ascii=False) + "\n")
+                    f.write(json_line(outcome.to_dict()) + "\n")  # a lone surrogate is written escaped
             if progress is not None:
                 progress(progress_line(outcome, len(outcomes), total))
     return outcomes

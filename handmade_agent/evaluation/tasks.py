@@ -15,12 +15,12 @@ Deliberately left out: tasks with several turns, and tasks with files or images.
 from __future__ import annotations
 
 import datetime
-import json
 from dataclasses import asdict, dataclass, field
 from pathlib import Path
 from typing import Any, Iterable
 
-from ..errors import ConfigError
+from ..errors import ConfigError, StateError
+from ..observers import read_jsonl
 from .checks import CHECKER_KEYS
 from .comparison import ASPECT_NAMES
 
@@ -89,26 +89,20 @@ def checker_problem(checker: Any) -> str | None:
 def read_tasks(path: str | Path | None = None) -> list[Task]:
     """Every task of the file, checked line by line."""
     path = Path(path) if path is not None else TASKS_FILE
+    tasks, seen = [], set()
     try:
-        lines = path.read_text(encoding="utf-8").splitlines()
+        for number, row in read_jsonl(path):
+            wrong = problem(row) or (f"the id {row['id']!r} is used twice" if row["id"] in seen else None)
+            if wrong:
+                raise ConfigError(f"{path}, line {number}: {wrong}. Fix that line (one JSON object per line, "
+                                  "see handmade_agent/evaluation/tasks.py for the fields).")
+            seen.add(row["id"])
+            tasks.append(Task(**row))
+    except StateError as e:  # a line that is not JSON at all
+        raise ConfigError(f"{e} See handmade_agent/evaluation/tasks.py for the fields.") from None
     except OSError as e:
         raise ConfigError(f"Cannot read the task file {path} ({e.strerror}); pass the path of an existing "
                           "JSONL file, or regenerate the suite: python benchmarks/make_eval_tasks.py") from None
-    tasks, seen = [], set()
-    for number, line in enumerate(lines, 1):
-        if not line.strip():
-            continue
-        try:
-            row = json.loads(line)
-        except json.JSONDecodeError as e:
-            row, wrong = None, f"not valid JSON ({e.msg} at column {e.colno})"
-        else:
-            wrong = problem(row) or (f"the id {row['id']!r} is used twice" if row["id"] in seen else None)
-        if wrong:
-            raise ConfigError(f"{path}, line {number}: {wrong}. Fix that line (one JSON object per line, "
-                              "see handmade_agent/evaluation/tasks.py for the fields).")
-        seen.add(row["id"])
-        tasks.append(Task(**row))
     return tasks
 
 

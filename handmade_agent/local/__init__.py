@@ -1,5 +1,6 @@
 """Chapter 00's engine room: a GGUF model run in-process by llama-cpp-python, and everything that makes it fast.
 
+    registry.py          the models known by name (0.5B, 1.5B) and the one setting that picks one
     model.py             LocalLLM: chat template, greedy decoding, KV reuse between calls, native tool calls
     files.py             where the model's bytes come from (path, cache, Hub, PyPI mirror) and their sha256
     prefix_cache.py      llama.cpp KV states of prompt prefixes on disk, shared by processes
@@ -9,10 +10,13 @@
 
 Nothing here loads llama_cpp at import; a ``LocalLLM`` does when it is created.
 """
-from .files import QWEN_CODER_05B, ModelSpec, cache_dir, find_model, how_to_get, verify
+from .files import cache_dir, cached_model, find_model, how_to_get, verify
 from .grammar_sampling import GreedyGrammar
 from .model import MODEL_ID, LocalLLM, parse_tool_calls
 from .prefix_cache import PrefixCache
+from .registry import (DEFAULT_MODEL, ENV_LOCAL_MODEL, MODELS, QWEN_CODER_05B, QWEN_CODER_15B, ModelSpec, model_spec,
+                       served_ids)
 
-__all__ = ["LocalLLM", "MODEL_ID", "parse_tool_calls", "ModelSpec", "QWEN_CODER_05B", "find_model", "how_to_get", "verify",
-           "cache_dir", "PrefixCache", "GreedyGrammar"]
+__all__ = ["LocalLLM", "MODEL_ID", "parse_tool_calls", "ModelSpec", "QWEN_CODER_05B", "QWEN_CODER_15B", "MODELS",
+           "DEFAULT_MODEL", "ENV_LOCAL_MODEL", "model_spec", "served_ids", "find_model", "how_to_get", "verify",
+           "cache_dir", "cached_model", "PrefixCache", "GreedyGrammar"]

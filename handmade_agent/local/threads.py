@@ -22,7 +22,7 @@ Whether two threads beat one depends on the CPU: measured on two kinds of 2-core
 16.9 tokens/s on 1 thread and 28.5 on 2, an AMD EPYC 42.7 on 1 and 30.0 on 2, while both prefilled fastest on
 2. So the local model prefills on every free core and decodes on the count this module measured: 24 decoded
 tokens per count, twice each, interleaved, on a quiet machine only, saved as JSON in the package's cache folder
-and keyed by CPU model, core count and llama.cpp version (another machine measures again).
+and keyed by CPU model, core count, llama.cpp version and model (another machine or model measures again).
 
 Deliberately left out: counts other than 1 and all cores (these machines have 2), re-measuring as the machine
 ages, and measuring on a busy machine (the figures would describe the load, not the CPU).
@@ -37,6 +37,7 @@ import os
 import time
 from pathlib import Path
 
+from .cache_files import read_regular, write_atomic
 from .kv_state import clear
 
 
@@ -97,18 +98,19 @@ def threads_for(others: float | None, cores: int | None = None) -> int:
 
 FORMAT = 1
 FILE = "decode-threads.json"
+MAX_FILE = 1 << 16  # a few hundred bytes are written; anything far bigger is not ours
 TOKENS = 24
 
 
-def machine_key(cores: int, version: str) -> str:
-    """CPU model name, core count and llama.cpp version: what the measured rates depend on."""
+def machine_key(cores: int, version: str, model: str = "") -> str:
+    """CPU model name, core count, llama.cpp version and model (its sha256): what the measured rates depend on."""
     name = "unknown cpu"
     try:
         with open("/proc/cpuinfo", encoding="utf-8", errors="replace") as f:
             name = next((line.split(":", 1)[1].strip() for line in f if line.startswith("model name")), name)
     except OSError:
         pass
-    return f"{name} | {cores} cores | llama_cpp {version}"
+    return f"{name} | {cores} cores | llama_cpp {version}" + (f" | model {model[:16]}" if model else "")
 
 
 def choose(rates: dict[int, float]) -> int | None:
@@ -117,24 +119,31 @@ def choose(rates: dict[int, float]) -> int | None:
 
 
 def remembered(folder: Path, key: str) -> int | None:
-    """The stored choice for this machine, or None (no file, another machine, or a file that cannot be read)."""
+    """The stored choice for this machine, or None (no file, another machine, or a file that cannot be read).
+
+    The file is read as ``cache_files.read_regular`` reads (no link, no FIFO, at most ``MAX_FILE`` bytes) and its
+    JSON is refused when it holds Infinity/NaN, nests deeply, or names a count that is not a small whole number.
+    """
     try:
-        d = json.loads((Path(folder) / FILE).read_text(encoding="utf-8"))
-        if d.get("format") == FORMAT and d.get("machine") == key and int(d["threads"]) >= 1:
-            return int(d["threads"])
-    except (OSError, ValueError, KeyError, TypeError, AttributeError):
-        pass  # a corrupt or foreign file only means measuring again
+        d = json.loads(read_regular(Path(folder) / FILE, MAX_FILE), parse_constant=_no_constant)
+        n = d.get("threads") if isinstance(d, dict) else None
+        if d.get("format") == FORMAT and d.get("machine") == key and type(n) is int and 1 <= n <= 1024:
+            return n
+    except (OSError, ValueError, RecursionError, AttributeError):
+        pass  # a corrupt, planted or foreign file only means measuring again
     return None
 
 
+def _no_constant(name: str) -> None:
+    raise ValueError(f"{name} is not a measurement")
+
+
 def remember(folder: Path, key: str, rates: dict[int, float]) -> None:
-    """Write the measurement atomically (two processes measuring at once each write a whole file)."""
+    """Write the measurement atomically (a random, exclusively created temporary file, then os.replace)."""
     folder = Path(folder)
     folder.mkdir(parents=True, exist_ok=True)
-    tmp = folder / f".{FILE}.{os.getpid()}.tmp"
-    tmp.write_text(json.dumps({"format": FORMAT, "machine": key, "threads": choose(rates),
-                               "rates": {str(n): round(r, 1) for n, r in rates.items()}}), encoding="utf-8")
-    os.replace(tmp, folder / FILE)
+    write_atomic(folder / FILE, json.dumps({"format": FORMAT, "machine": key, "threads": choose(rates),
+                                            "rates": {str(n): round(r, 1) for n, r in rates.items()}}).encode())
 
 
 def measure(llama, cores: int, tokens: int = TOKENS) -> dict[int, float]:

@@ -13,10 +13,10 @@ keeps each run's ``Trace`` (its events; ``trace.steps`` are the ``Step`` records
     ✔ final answer: 42
 """
 from .alerts import ThresholdAlerts
-from .jsonl import JSONLLogger, read_events, read_trace, read_traces, redact
+from .jsonl import JSONLLogger, json_line, read_events, read_jsonl, read_trace, read_traces, redact
 from .metrics import TraceSummary, fmt_duration, summarize
 from .printer import LEVELS, ConsolePrinter
 from .trace import Trace, TraceRecorder, step_errors
 
 __all__ = ["ConsolePrinter", "LEVELS", "TraceRecorder", "Trace", "TraceSummary", "summarize", "step_errors",
-           "JSONLLogger", "read_events", "read_trace", "read_traces", "redact", "ThresholdAlerts", "fmt_duration"]
+           "JSONLLogger", "read_events", "read_jsonl", "json_line", "read_trace", "read_traces", "redact", "ThresholdAlerts", "fmt_duration"]

@@ -2,13 +2,15 @@
 
 documents → chunking → embedding (+ cache) → index / BM25 → retriever (hybrid,
 rerank) → evaluation, and context injection plus a ``knowledge_search`` tool for
-the agent. numpy is imported here; torch and sentence-transformers load only
+the agent, and ``translate_answer``, the answer policy that keeps a bilingual agent's answer in the
+question's language (``answer_language.py``). numpy is imported here; torch and sentence-transformers load only
 when a real embedding model or cross-encoder is first used.
 
     >>> from handmade_agent.rag import terms
     >>> terms("故障")
     ['故障']
 """
+from .answer_language import answer_script, han_share, keeps_facts, needs_translation, translate_answer
 from .bm25 import BM25
 from .cache import CachedEmbedder, EmbeddingCache, default_cache_dir
 from .chunking import Chunk, chunk_documents, fixed_chunks, split_sentences, structure_chunks
@@ -25,7 +27,8 @@ from .support import Support, check_support
 from .rerank import CrossEncoderReranker, LLMJudgeReranker, Reranker, YesProbabilityReranker
 from .retriever import METHODS, Hit, Retriever
 from .terms import is_cjk, terms
-from .tool import DEFAULT_ALPHA, DEFAULT_HUBNESS, knowledge_retriever, knowledge_search_tool, merged_search
+from .tool import (DEFAULT_ALPHA, DEFAULT_HUBNESS, KB_HINT, SEARCH_EXAMPLE, knowledge_retriever, knowledge_search_tool,
+                   merged_search)
 
 __all__ = [
     "Document", "EvalItem", "load_documents", "load_eval", "parse_document",
@@ -37,4 +40,5 @@ __all__ = [
     "evaluate", "evaluate_retriever", "table", "EvalReport", "recall_at_k", "reciprocal_rank", "ndcg_at_k",
     "format_passages", "rag_messages", "check_support", "Support", "citations", "check_citations", "attribute", "cite", "knowledge_search_tool", "knowledge_retriever", "DEFAULT_ALPHA",
     "DEFAULT_HUBNESS", "CrossLingual", "best_lines", "lines_of", "named_columns", "merged_search",
+    "KB_HINT", "SEARCH_EXAMPLE", "translate_answer", "answer_script", "needs_translation", "han_share", "keeps_facts",
 ]

@@ -14,11 +14,13 @@ as plain text), front matter, and links between documents.
 """
 from __future__ import annotations
 
-import json
 import re
 import warnings
 from dataclasses import dataclass, field
 from pathlib import Path
+
+from ..errors import StateError
+from ..observers import read_jsonl
 
 # Possessive blanks, and the anchor found by a second pattern: ``\s+(.*?)\s*(anchor)?\s*$`` could split
 # a heading of 5,000 spaces in n³ ways (minutes); these two scan each character a bounded number of times.
@@ -171,15 +173,15 @@ class EvalItem:
 def load_eval(path: str | Path) -> list[EvalItem]:
     """Read the JSONL eval set; a malformed line is an error naming its line number."""
     items = []
-    for n, line in enumerate(Path(path).read_text(encoding="utf-8").splitlines(), 1):
-        if not line.strip():
-            continue
-        try:
-            d = json.loads(line)
-            items.append(EvalItem(d["qid"], d["lang"], d["question"], list(d["relevant"]),
-                                  d.get("answer", ""), d.get("kind", "lexical"),
-                                  d.get("answer_lang", "")))
-        except (ValueError, KeyError, TypeError) as e:
-            raise ValueError(f"{path}:{n}: not a valid eval item ({e}); each line needs "
-                             "qid, lang, question and relevant (a list of doc_id#anchor).") from e
+    try:
+        for n, d in read_jsonl(path):
+            try:
+                items.append(EvalItem(d["qid"], d["lang"], d["question"], list(d["relevant"]),
+                                      d.get("answer", ""), d.get("kind", "lexical"),
+                                      d.get("answer_lang", "")))
+            except (ValueError, KeyError, TypeError, AttributeError) as e:
+                raise ValueError(f"{path}:{n}: not a valid eval item ({e}); each line needs "
+                                 "qid, lang, question and relevant (a list of doc_id#anchor).") from e
+    except StateError as e:  # not JSON at all
+        raise ValueError(str(e)) from e
     return items

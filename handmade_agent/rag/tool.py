@@ -5,9 +5,11 @@ tells the model to cite those ids and to answer in the language of the user's qu
 ``tool.fn.retrieved``, so ``context.cite`` can check the final answer's citations. A failure (empty query, no match) comes back
 as text saying what to try, never as an exception into the agent loop.
 
-An agent that has this tool also gets a worked search among its examples
-(``react_examples``, about an invented pump): with it the 0.5B model searches on
-its own and then answers from the passages with their ids.
+The tool brings its own worked example (``Tool.example``, ``SEARCH_EXAMPLE``: a search about an invented
+pump, so it cannot leak facts into answers), which the ReAct prompt shows to an agent offered this tool.
+Without it the small model answers product questions from imagination, and after a page of passages it
+echoes them instead of answering; with it the 0.5B model searches on its own and then answers from the
+passages with their ids. ``KB_HINT`` closes every observation exactly as it closes the example's.
 
 ``knowledge_retriever(docs)`` builds the retriever the agent uses by default, chosen
 by benchmarks/rag.py: USE multilingual (the only embedder here that finds Chinese
@@ -17,8 +19,8 @@ answers and English paraphrases out of the top 5), with the cross-lingual hubnes
 correction at ``DEFAULT_HUBNESS`` = 0.2 (``crosslingual``: an answer written only in
 the other language is no longer crowded out by translations of same-language chunks).
 
-The agent hands the tool the user's question as well (``Tool.question_arg``): a 0.5B model's query often
-names only the product ("Tessel T4") and drops what was asked ("arm payload"), which finds overview
+The agent hands the tool the run's context (``tools.RunContext``), whose ``question`` is the user's own
+words: a 0.5B model's query often names only the product and drops what was asked ("arm payload"), which finds overview
 passages. The tool searches with both and fuses the two rankings by reciprocal rank (the question first
 on a tie), so the asker's own words can bring up the row that holds the answer; each passage is then
 cut to its best lines (``focus.best_lines``). On the 22 KB tasks the answer was in the top 3 for 14 with the
@@ -38,7 +40,8 @@ mostly answered it, even held by a grammar to end in a question mark; an English
 """
 from __future__ import annotations
 
-from ..react.examples import KB_HINT
+from ..react import Call, Example
+from ..tools import RunContext
 from .context import format_passages
 from .focus import best_lines
 
@@ -50,6 +53,19 @@ DEFAULT_HUBNESS = 0.2
 # passage; it goes before the hint, so an observation still ends as the worked example's does
 LANGUAGE_NOTE = ("Answer in the language of the user's question, even if the passages are in another language; "
                  "keep numbers, units and codes exact.")
+
+# the closing line of every knowledge_search observation, and of the worked example's
+KB_HINT = "Answer from these passages if they hold the answer, citing the id in square brackets."
+
+SEARCH_EXAMPLE = Example(
+    "What does warning W-99 mean on the Brookline B2 pump?",
+    [Call("Plan: 1. search the knowledge base for W-99.", "knowledge_search", {"query": "warning W-99"},
+          "[b2-manual#warnings:2]\nCode: W-99; Meaning: The sieve is clogged; What to do: Rinse the sieve under the tap\n\n"
+          "[b2-manual#warnings:1]\nCode: W-98; Meaning: Water level low; What to do: Refill the tank\n\n"
+          "[b2-manual:1]\nThe B2 shows warnings as a letter W and a number.\n\n"
+          + KB_HINT)],
+    "All 1 steps done. The passage [b2-manual#warnings:2] gives the meaning of W-99.",
+    "W-99 means the sieve is clogged: rinse the sieve under the tap [b2-manual#warnings:2].", kept=True)
 
 DESCRIPTION = ("Search the knowledge base (product manuals and company notes, English and Chinese) and "
                "return the most relevant passages, each with an id in square brackets. Cite those ids in "
@@ -89,11 +105,11 @@ def knowledge_search_tool(retriever, k: int = 4, *, method: str = "hybrid", wher
     (``None``: whole passages)."""
     from ..tools import Tool
 
-    def knowledge_search(query: str, question: str | None = None) -> str:
+    def knowledge_search(query: str, run: RunContext | None = None) -> str:
         """Search the knowledge base; returns passages headed by their ids."""
         if not str(query).strip():
             return "The query was empty. Call knowledge_search again with a few keywords from the question."
-        queries = [question if with_question and question else "", str(query)]
+        queries = [run.question if with_question and run is not None else "", str(query)]
         hits = merged_search(retriever, queries, k, method=method, where=where)
         knowledge_search.retrieved.extend(hits)  # whole chunks: citations are checked against all of it
         if not hits:
@@ -113,4 +129,6 @@ def knowledge_search_tool(retriever, k: int = 4, *, method: str = "hybrid", wher
               "properties": {"query": {"type": "string", "description": "what to look for, in a few words"}},
               "required": ["query"]}
     # loading the embedding model on the first query can take seconds, hence the generous time-out
-    return Tool(name, DESCRIPTION, params, knowledge_search, timeout=60.0, question_arg="question")
+    # the worked example calls the tool by its default name; under another name it would teach a wrong call
+    example = SEARCH_EXAMPLE if name == "knowledge_search" else None
+    return Tool(name, DESCRIPTION, params, knowledge_search, timeout=60.0, context_arg="run", example=example)

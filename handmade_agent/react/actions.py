@@ -5,7 +5,7 @@ what is inside them. ``read_action`` accepts a tool name however it is wrapped
 (``The `get_weather` tool.``), a call (``get_weather(city="北京")``), a
 signature (``calculator(expression)``, whose values then come from
 ``Action Input``), ``name {json}``, or a JSON action object. ``read_input``
-reads an ``Action Input`` block: JSON (repaired by ``react_args``), keyword
+reads an ``Action Input`` block: JSON (repaired by ``repair.py``), keyword
 arguments, or a plain string. Every refusal is a ``FormatError`` made by
 ``fail``, whose feedback ends with the exact format.
 
@@ -19,7 +19,8 @@ from __future__ import annotations
 import re
 
 from ..errors import FormatError
-from .arguments import find_object, loads_lenient, parse_call, parse_kwargs, strip_fences
+from ..llm import TOOL_CALL_BLOCK
+from .repair import find_object, loads_lenient, parse_call, parse_kwargs, strip_fences
 from .prompt import FORMAT_HELP
 
 NONE_WORDS = {"none", "n/a", "na", "no action", "null", "无", "不需要", "-"}
@@ -28,7 +29,6 @@ _NAME = re.compile(r"^[`'\"\[*]*([^\W\d][\w.\-]*)[`'\"\]*]*\s*[.,:;。，：]?\s
 # English wrapper words must stand apart ("the thermometer", "search_tool" keep their letters); Chinese ones need no space
 _LEAD = re.compile(r"^(?:(?:the|use|using|call|calling)\s+|(?:调用|使用)\s*)(?=\S)", re.I)
 _TRAIL = re.compile(r"(?<=\S)(?:\s+(?:tool|function)|\s*(?:工具|函数))$", re.I)
-TOOL_CALL = re.compile(r"<tool_call>(.*?)(?:</tool_call>|$)", re.S | re.I)
 _ARG_KEYS = ("action_input", "arguments", "args", "input", "parameters", "params", "tool_input")
 _EDGE = 40  # characters at each end of an Action line where wrapper words can be
 MAX_OBJECTS = 50  # JSON objects json_actions reads from one reply; a real step has one or two
@@ -146,7 +146,7 @@ def read_action(text: str) -> tuple[str, object]:
 
 def json_actions(text: str) -> list[tuple[str, object]]:
     """Every action written as a JSON object (or inside ``<tool_call>`` blocks) in ``text``, in order."""
-    pieces = [m.group(1) for m in TOOL_CALL.finditer(text)] or [text]
+    pieces = [m.group(1) for m in TOOL_CALL_BLOCK.finditer(text)] or [text]
     found: list[tuple[str, object]] = []
     looked = 0
     for piece in pieces:

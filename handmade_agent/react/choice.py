@@ -24,7 +24,7 @@ from __future__ import annotations
 import re
 from typing import Any, Sequence
 
-from .examples import EXAMPLES, Example, usable
+from .examples import Example, example_pool, usable
 
 
 def bigrams(text: str) -> set[str]:
@@ -38,8 +38,10 @@ def _overlap(a: set[str], b: set[str]) -> float:
 
 
 def choose_examples(question: str, tools: Sequence[Any], n: int = 2,
-                    pool: Sequence[Example] = EXAMPLES) -> list[Example]:
-    """The ``n`` examples of ``pool`` that fit ``tools`` and look most like ``question`` (best first)."""
+                    pool: Sequence[Example] | None = None) -> list[Example]:
+    """The ``n`` examples of ``pool`` (default: the toolbox's and those the tools bring) that fit ``tools``
+    and look most like ``question`` (best first)."""
+    pool = example_pool(tools) if pool is None else pool
     described = {t.name: bigrams(t.name.replace("_", " ") + " " + (t.description or "").split("\n")[0]) for t in tools}
     q = bigrams(question)
     fit = [e for e in pool if usable(e, list(tools))]

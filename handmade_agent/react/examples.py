@@ -12,10 +12,9 @@ step, and the answer copies the tool results it relies on word for word.
 Small models follow a plan they wrote themselves far better than they
 decide, after each result, what is still missing.
 
-The last example is a ``knowledge_search`` (chapter 06) about an invented pump,
-so it cannot leak facts into answers; it is sent only to an agent that has that
-tool. Without it the small model answers product questions from imagination,
-and after a page of passages it echoes them instead of answering.
+A tool can bring its own worked example (``Tool.example``: an ``Example`` or a dict of its fields);
+``example_pool(tools)`` adds the examples of the tools offered to this chapter's, so a later chapter's tool
+(``knowledge_search``, chapter 06) keeps its example next to its code.
 
 The agent sends the two examples that fit its tools and look most like the question
 (``choice.py``), so the pool has one or two per toolbox tool, in English and Chinese. Those marked
@@ -34,7 +33,7 @@ Deliberately left out: examples that solve the course's own notebook tasks.
 from __future__ import annotations
 
 from dataclasses import dataclass, field
-from typing import Any
+from typing import Any, Sequence
 
 
 @dataclass
@@ -56,9 +55,6 @@ class Example:
 
 KUNMING_TOMORROW = "昆明 (Kunming), tomorrow: Showers / 阵雨, 13-21 °C, humidity 80%, wind SW 8 km/h, chance of rain 70%"
 KUNMING_TODAY = "昆明 (Kunming), today: Sunny / 晴, 12-23 °C, humidity 45%, wind W 10 km/h, chance of rain 5%"
-
-# the closing line of every knowledge_search observation (rag/tool.py appends it)
-KB_HINT = "Answer from these passages if they hold the answer, citing the id in square brackets."
 
 EXAMPLES: list[Example] = [
     Example("What is (17 + 25) * 3 - 4?",
@@ -88,14 +84,6 @@ EXAMPLES: list[Example] = [
              Call("Step 2: 西安 today.", "get_weather", {"city": "西安", "date": "today"},
                   "西安 (Xi'an), today: Sunny / 晴, 16-29 °C, humidity 30%, chance of rain 0%")],
             "All 2 steps done; 30% is less than 75%.", "西安今天更干燥：湿度 30%，成都明天 75%。"),
-    Example("What does warning W-99 mean on the Brookline B2 pump?",
-            [Call("Plan: 1. search the knowledge base for W-99.", "knowledge_search", {"query": "warning W-99"},
-                  "[b2-manual#warnings:2]\nCode: W-99; Meaning: The sieve is clogged; What to do: Rinse the sieve under the tap\n\n"
-                  "[b2-manual#warnings:1]\nCode: W-98; Meaning: Water level low; What to do: Refill the tank\n\n"
-                  "[b2-manual:1]\nThe B2 shows warnings as a letter W and a number.\n\n"
-                  + KB_HINT)],
-            "All 1 steps done. The passage [b2-manual#warnings:2] gives the meaning of W-99.",
-            "W-99 means the sieve is clogged: rinse the sieve under the tap [b2-manual#warnings:2].", kept=True),
     # chosen per question (choice.py): one or two per toolbox tool, English and Chinese; invented cities and
     # numbers that no evaluation task uses, so an example can never hand the model an answer
     Example("A coat costs 240 dollars and is reduced by 35 percent. What does it cost now?",
@@ -166,6 +154,20 @@ GENERIC: list[Example] = [
             "All 2 steps done; 3 h 50 min is less than 4 h 30 min.",
             "The train to Turin is quicker: 3 h 50 min, against 4 h 30 min to Nice."),
 ]
+
+
+def as_example(data: Example | dict) -> Example:
+    """A tool's worked example as an ``Example``: given as one, or as a dict of its fields (calls as dicts)."""
+    if isinstance(data, Example):
+        return data
+    calls = [c if isinstance(c, Call) else Call(**c) for c in data.get("calls", [])]
+    return Example(**{**data, "calls": calls})
+
+
+def example_pool(tools: Sequence[Any]) -> list[Example]:
+    """This chapter's examples, then the worked example each offered tool brings (``Tool.example``)."""
+    own = [as_example(e) for t in tools if (e := getattr(t, "example", None)) is not None]
+    return [*EXAMPLES, *own]
 
 
 def usable(example: Example, tools: list[Any]) -> bool:

@@ -6,7 +6,7 @@ discarded, and so is everything from an invented ``Observation:`` on.
 Labels may be decorated (see ``labels.py``); actions may be written as
 ``name``, ``name(key=value)``, ``name {json}``, a JSON object
 (``{"action": ..., "action_input": ...}`` / ``{"name": ..., "arguments": ...}``),
-or a ``<tool_call>`` block (read by ``actions.py``); arguments may need repair (``arguments.py``).
+or a ``<tool_call>`` block (read by ``actions.py``); arguments may need repair (``repair.py``).
 Anything unreadable or ambiguous raises ``FormatError`` whose ``feedback``
 tells the model what to write instead. Nothing else is ever raised.
 
@@ -22,7 +22,7 @@ from dataclasses import dataclass, field
 
 from ..errors import FormatError
 from .actions import NONE_WORDS, clean, fail, is_final_name, json_actions, read_action, read_input
-from .arguments import find_object
+from .repair import find_object
 from .labels import MAX_REPLY_CHARS, Block, drop_thinking, split_blocks
 
 

@@ -7,7 +7,8 @@ question, or tool-agnostic ones whose one tool is described in the system messag
 fit any registry); then the tools in a second system message, each with the first sentence
 of its description and the JSON its input takes. The first system message is shared by
 every tool set and question (prefix cache). ``build_system_prompt`` is the same as one
-text, examples inline; ``few_shot_messages`` gives the toolbox's own examples as chat turns.
+text, examples inline; ``few_shot_messages`` gives the toolbox's own examples as chat turns, and the
+worked example each tool brings (``Tool.example``).
 ``observation_text`` writes what the model sees after a tool ran: once there
 are two or more results it repeats all of them, numbered, because a small
 model copies from the latest message far more reliably than from older ones.
@@ -27,7 +28,7 @@ from typing import Any, Iterable, Sequence
 
 from ..llm import Message
 from .choice import choose_examples
-from .examples import EXAMPLES, GENERIC, GENERIC_TOOLS, Example, usable
+from .examples import GENERIC, GENERIC_TOOLS, Example, example_pool, usable
 from ..tools import type_text
 
 STOP = ["Observation:"]
@@ -85,7 +86,7 @@ def few_shot_messages(registry: Any, everything: bool = False) -> list[Message]:
     """The toolbox examples for these tools as chat turns: the ``kept`` ones that fit (if none fits, every one
     that fits: an example of your own tool beats a generic one), or all that fit with ``everything``."""
     tools = list(registry or [])
-    fit = [e for e in EXAMPLES if usable(e, tools)]
+    fit = [e for e in example_pool(tools) if usable(e, tools)]
     kept = fit if everything else [e for e in fit if e.kept] or fit
     return [m for e in kept for m in example_messages(e)]
 

@@ -5,10 +5,17 @@
 Being a good citizen in a room: an optional API key (``Authorization: Bearer``, compared in
 constant time; /health needs none), a body size limit (413), short OpenAI-style JSON errors
 (``{"error": {"message", "type"}}``, redacted, never a traceback), 404 for a model name it does not
-serve, a bounded FIFO line to the model (503 + ``Retry-After`` when full, ``queue.py``), and
-requests whose client left are dropped, or stop decoding at the next token.
+serve, a bounded FIFO line to the model (503 + ``Retry-After`` when full, ``queue.py``; tokenizing has
+its own bounded line), the limits of one request (``limits.py``), and requests whose client left are
+dropped, or stop decoding at the next token.
 
-Deliberately left out: streaming, TLS, rate limits per client, and more than one model.
+Web pages the student opens must not drive the server (with no key, the default, nothing else stops
+them): a POST needs ``Content-Type: application/json`` (415 otherwise; a page can send text/plain
+without asking, but JSON needs a CORS preflight this server never grants), and with ``hosts`` given
+(loopback binds) the ``Host`` header must name one of them (403 otherwise: DNS rebinding, where
+evil.example resolves to 127.0.0.1, keeps the page's name in ``Host``).
+
+Deliberately left out: streaming, TLS, CORS, rate limits per client, and more than one model.
 
     >>> app = make_app(LocalLLM(), api_key="room-word")     # doctest: +SKIP
 """
@@ -22,15 +29,29 @@ from typing import Any
 
 from ..errors import LLMError
 from ..redaction import redact_text
+from .limits import check_tokenize
 from .queue import Abandoned, Line, QueueFull, stop_on_cancel
 from .schema import BadRequest, chat_request, chat_response
 
 MAX_BODY = 1_000_000  # bytes: an agent transcript is tens of KB; a megabyte is a mistake or an attack
+LOOPBACK_HOSTS = ("127.0.0.1", "localhost", "::1")
+NO_KEY = "Missing or wrong API key: send the header Authorization: Bearer <the room key>."
 
 
-def error(status: int, message: str, kind: str, headers: dict | None = None) -> Any:
+def error(status: int, message: str, kind: str, headers: dict | None = None, *, redact: bool = True) -> Any:
+    """An OpenAI-style JSON error; ``redact=False`` only for fixed texts of ours (the redactor would eat a hint
+    such as "Authorization: Bearer <key>")."""
     from starlette.responses import JSONResponse
-    return JSONResponse({"error": {"message": redact_text(message), "type": kind}}, status, headers=headers)
+    text = redact_text(message) if redact else message
+    return JSONResponse({"error": {"message": text, "type": kind}}, status, headers=headers)
+
+
+def host_name(header: str) -> str:
+    """The name in a ``Host`` header, without its port: "[::1]:8080" -> "::1", "Localhost.:80" -> "localhost"."""
+    header = header.strip().lower()
+    if header.startswith("["):
+        return header[1:header.find("]")] if "]" in header else header
+    return (header.rsplit(":", 1)[0] if header.count(":") == 1 else header).rstrip(".")
 
 
 async def read_json(request: Any, limit: int) -> Any:
@@ -63,15 +84,15 @@ async def watch(request: Any, cancel: threading.Event) -> None:
 
 
 def make_app(llm: Any, *, api_key: str | None = None, queue_limit: int = 16, max_body: int = MAX_BODY,
-             retry_after: int = 5) -> Any:
-    """The ASGI app serving ``llm`` (see the module docstring)."""
+             retry_after: int = 5, hosts: tuple[str, ...] | None = LOOPBACK_HOSTS) -> Any:
+    """The ASGI app serving ``llm`` (see the module docstring); ``hosts=None`` takes any ``Host`` header."""
     from contextlib import asynccontextmanager
 
     from starlette.applications import Starlette
     from starlette.responses import JSONResponse
     from starlette.routing import Route
 
-    line = Line(queue_limit)
+    line, tokens_line = Line(queue_limit), Line(queue_limit, name="tokenize")
     stop_on_cancel(llm, line)
     model = llm.model
 
@@ -81,10 +102,25 @@ def make_app(llm: Any, *, api_key: str | None = None, queue_limit: int = 16, max
         given = request.headers.get("authorization", "")
         return hmac.compare_digest(given.encode(), f"Bearer {api_key}".encode())
 
-    def guarded(handler: Any) -> Any:
+    def refused(request: Any, key: bool) -> Any:
+        """The error for a request from somewhere it must not come from, or None."""
+        if hosts is not None and host_name(request.headers.get("host", "")) not in hosts:
+            return error(403, f"This server answers to the host names {', '.join(hosts)} only, not "
+                              f"{request.headers.get('host', '')[:100]!r}: a web page cannot use it. To serve "
+                              f"a room, start it with --host 0.0.0.0 and an API key.", "forbidden_host")
+        if key and not authorized(request):
+            return error(401, NO_KEY, "authentication_error", redact=False)
+        media = request.headers.get("content-type", "").split(";")[0].strip().lower()
+        if request.method == "POST" and media != "application/json":
+            return error(415, "Send the body as JSON with the header Content-Type: application/json.",
+                         "invalid_request_error")
+        return None
+
+    def guarded(handler: Any, key: bool = True) -> Any:
         async def endpoint(request: Any) -> Any:
-            if not authorized(request):
-                return error(401, "Missing or wrong API key: send Authorization: Bearer <key>.", "authentication_error")
+            refusal = refused(request, key)
+            if refusal is not None:
+                return refusal
             try:
                 return await handler(request)
             except BadRequest as e:
@@ -107,8 +143,14 @@ def make_app(llm: Any, *, api_key: str | None = None, queue_limit: int = 16, max
         if not isinstance(text, str):
             raise BadRequest("input must be a string")
         tok = getattr(llm, "_tokens", None) or getattr(llm, "tokenize")
+        text = check_tokenize(text)
         try:
-            return JSONResponse({"tokens": await asyncio.to_thread(tok, text)})
+            future = tokens_line.submit(lambda: tok(text), threading.Event())
+        except QueueFull as e:
+            return error(503, f"The tokenizer is busy ({e}); try again shortly.", "server_busy",
+                         {"Retry-After": str(retry_after)})
+        try:
+            return JSONResponse({"tokens": await asyncio.wrap_future(future)})
         except UnicodeEncodeError:
             raise BadRequest("input is not valid UTF-8 text") from None
 
@@ -145,8 +187,9 @@ def make_app(llm: Any, *, api_key: str | None = None, queue_limit: int = 16, max
     async def lifespan(app: Any):
         yield
         line.close()  # shutdown: stop a decode in progress instead of waiting for it
+        tokens_line.close()
 
-    app = Starlette(routes=[Route("/v1/models", guarded(models)), Route("/health", health),
+    app = Starlette(routes=[Route("/v1/models", guarded(models)), Route("/health", guarded(health, key=False)),
                             Route("/v1/chat/completions", guarded(chat), methods=["POST"]),
                             Route("/extras/tokenize", guarded(tokenize), methods=["POST"])], lifespan=lifespan)
     app.state.line = line

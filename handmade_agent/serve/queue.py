@@ -5,12 +5,13 @@ A llama.cpp context holds one conversation, so requests take turns on a single w
 a request when ``limit`` are already waiting or running (``QueueFull``: the server answers 503 with
 ``Retry-After``). Each job carries a ``threading.Event``: set it when the client goes away, and the
 job is skipped if it has not started, or its decoding stops at the next token (``stop_on_cancel``
-hooks the event into llama.cpp's per-token stopping criteria).
+hooks the event into llama.cpp's per-token stopping criteria). The server keeps a second, separate
+line for tokenizing: quick jobs that must not wait behind a decode, nor pile up without bound.
 
 Deliberately left out: priorities, per-client fairness (one student sending ten requests gets ten
 places in line), and batching several requests into one llama.cpp batch (vLLM's job).
 
-    >>> line = Line(lambda f: f(), limit=2)                   # doctest: +SKIP
+    >>> line = Line(limit=2)                                 # doctest: +SKIP
 """
 from __future__ import annotations
 
@@ -32,9 +33,9 @@ class Abandoned(HandmadeAgentError):
 class Line:
     """A FIFO of model jobs run one at a time on one thread, at most ``limit`` at once."""
 
-    def __init__(self, limit: int = 16):
+    def __init__(self, limit: int = 16, name: str = "model"):
         self.limit = limit
-        self._pool = ThreadPoolExecutor(max_workers=1, thread_name_prefix="handmade-agent-model")
+        self._pool = ThreadPoolExecutor(max_workers=1, thread_name_prefix=f"handmade-agent-{name}")
         self._count = threading.Lock()
         self.pending = 0  # waiting + running
         self.current: threading.Event | None = None  # the cancel flag of the job being run
@@ -44,7 +45,7 @@ class Line:
         """Queue ``job``; raises QueueFull when the line is full."""
         with self._count:
             if self.pending >= self.limit:
-                raise QueueFull(f"{self.pending} requests are already waiting for the model")
+                raise QueueFull(f"{self.pending} requests are already in line")
             self.pending += 1
             self._all.add(cancel)
 

@@ -6,7 +6,9 @@ the shapes the ``openai`` client sends (messages with text or text parts, tool c
 string or list, ``max_tokens``/``max_completion_tokens``, ``temperature``, ``tools``, ``tool_choice``),
 plus llama.cpp's ``grammar`` field. Text that cannot be UTF-8 (a lone surrogate) is refused here, not in the
 tokenizer. ``tool_choice`` is passed on only when sent (the model enforces it by constraining its reply);
-"required" or a named tool needs ``tools``, and the named tool must be among them.
+"required" or a named tool needs ``tools``, and the named tool must be among them. What could make the
+one model line work for minutes (a huge grammar, hundreds of tools, thousands of stop strings) is
+refused by the limits of ``limits.py``.
 
 Deliberately left out: ``n`` > 1, logprobs, response_format, and sampling options the in-process
 model has no use for (``top_p``, ``seed``, ``repeat_penalty``... are accepted and ignored: decoding is
@@ -21,14 +23,10 @@ import time
 import uuid
 from typing import Any
 
-from ..errors import HandmadeAgentError
 from ..grammar import tool_choice_name
+from .limits import BadRequest, check_grammar, check_stop, check_tool_grammar, check_tools
 
 ROLES = ("system", "user", "assistant", "tool")
-
-
-class BadRequest(HandmadeAgentError):
-    """A request the server cannot take as it is (HTTP 400)."""
 
 
 def _text(value: Any, where: str) -> str:
@@ -91,20 +89,24 @@ def chat_request(body: Any, max_tokens_limit: int = 4096) -> dict:
     stop = [stop] if isinstance(stop, str) else stop
     if stop is not None and not (isinstance(stop, list) and all(isinstance(s, str) for s in stop)):
         raise BadRequest("stop must be a string or a list of strings")
+    stop = check_stop(stop or [])
     tools = body.get("tools")
     if tools is not None and not (isinstance(tools, list) and all(isinstance(t, dict) for t in tools)):
         raise BadRequest("tools must be a list of objects")
+    check_tools(tools or [])
     grammar = body.get("grammar")
     if grammar is not None:
-        grammar = _text(grammar, "grammar")
+        grammar = check_grammar(_text(grammar, "grammar"))
     max_tokens = _number(body, "max_tokens", int, 1, max_tokens_limit)
     max_tokens = max_tokens or _number(body, "max_completion_tokens", int, 1, max_tokens_limit)
-    kwargs = {"messages": [_message(m, i) for i, m in enumerate(msgs)], "stop": [_text(s, "stop") for s in stop or []],
+    kwargs = {"messages": [_message(m, i) for i, m in enumerate(msgs)], "stop": [_text(s, "stop") for s in stop],
               "tools": tools or None, "temperature": _number(body, "temperature", float, 0, 2),
               "max_tokens": max_tokens, "grammar": grammar or None}
     choice = body.get("tool_choice")
     if choice is not None:  # only when sent: a model without the keyword still serves every other request
         kwargs["tool_choice"] = _tool_choice(choice, tools or [])
+        if tools and not grammar and choice != "none":  # the model will build this grammar: build it here first
+            check_tool_grammar(tools, choice)
     return kwargs
 
 

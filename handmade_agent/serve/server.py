@@ -56,16 +56,44 @@ def bind(host: str, port: int) -> Any:
     return sock
 
 
-def run_server(host: str = "127.0.0.1", port: int = 8080, *, model_path: str | Path | None = None,
-               n_ctx: int = 4096, api_key: str | None = None, queue_limit: int = 16, announce: Any = print) -> None:
-    """Serve the local model until SIGTERM/SIGINT (see the module docstring)."""
+def is_loopback(host: str) -> bool:
+    """Whether ``host`` is an address only this machine can reach (127.0.0.0/8, ::1, localhost)."""
+    import ipaddress
+    try:
+        return ipaddress.ip_address(host.strip("[]")).is_loopback
+    except ValueError:
+        return host.lower().rstrip(".") == "localhost"
+
+
+def exposure_warning(host: str, port: int, api_key: str | None) -> str:
+    """A warning to print when the server is reachable from other machines with no key, else ""."""
+    if api_key or is_loopback(host):
+        return ""
+    return (f"warning: serving on {host}:{port} with no API key: anyone who can reach this machine can use the "
+            f"model and fill its line, and any web page open here can too. Set {ENV_SERVE_KEY} (or --api-key) "
+            f"to a word for the room, or serve on 127.0.0.1 only.")
+
+
+def run_server(host: str = "127.0.0.1", port: int = 8080, *, model: str | None = None,
+               model_path: str | Path | None = None, n_ctx: int = 4096, api_key: str | None = None,
+               queue_limit: int = 16, announce: Any = print, allowed_hosts: tuple[str, ...] = ()) -> None:
+    """Serve the local model until SIGTERM/SIGINT (see the module docstring).
+
+    ``model`` is a registry name (default ``HANDMADE_AGENT_LOCAL_MODEL``, else the 0.5B): it decides the served
+    id; ``model_path`` replaces that model's file. On loopback, requests must name the host as ``host``,
+    localhost, 127.0.0.1, ::1 or one of ``allowed_hosts`` (a web page cannot reach it by another name).
+    """
     import uvicorn
 
     from ..local import LocalLLM
-    from .app import make_app
+    from .app import LOOPBACK_HOSTS, make_app
     sock = bind(host, port)
-    llm = LocalLLM(model_path, n_ctx=n_ctx)
-    app = make_app(llm, api_key=api_key, queue_limit=queue_limit)
+    warning = exposure_warning(host, port, api_key)
+    if warning:
+        announce(warning)  # before the model loads: the first thing the teacher sees
+    llm = LocalLLM(model_path, model=model, n_ctx=n_ctx)
+    hosts = tuple(dict.fromkeys((*LOOPBACK_HOSTS, host.lower(), *allowed_hosts))) if is_loopback(host) else None
+    app = make_app(llm, api_key=api_key, queue_limit=queue_limit, hosts=hosts)
     config = uvicorn.Config(app, log_level="warning", timeout_graceful_shutdown=3, lifespan="on")
 
     class Server(uvicorn.Server):
@@ -92,12 +120,13 @@ def run_server(host: str = "127.0.0.1", port: int = 8080, *, model_path: str | P
 class LocalServer:
     """``handmade-agent serve`` for the local model, as a subprocess (context manager: stops on exit)."""
 
-    def __init__(self, port: int | None = None, *, host: str = "127.0.0.1", model_path: str | Path | None = None,
-                 n_ctx: int = 4096, api_key: str | None = None, startup_timeout: float = 180.0,
-                 queue_limit: int = 16):
-        from ..local import QWEN_CODER_05B, find_model
+    def __init__(self, port: int | None = None, *, host: str = "127.0.0.1", model: str | None = None,
+                 model_path: str | Path | None = None, n_ctx: int = 4096, api_key: str | None = None,
+                 startup_timeout: float = 180.0, queue_limit: int = 16):
+        from ..local import find_model, model_spec
         self.host, self.port = host, port or free_port()
-        self.model_path = Path(model_path) if model_path else find_model(QWEN_CODER_05B)
+        self.spec = model_spec(model)  # resolved here, so the child serves this model whatever its environment says
+        self.model_path = Path(model_path) if model_path else find_model(self.spec)
         self.n_ctx, self.api_key, self.startup_timeout, self.queue_limit = n_ctx, api_key, startup_timeout, queue_limit
         self.process: Any = None
         self.log_path: Path | None = None
@@ -109,7 +138,8 @@ class LocalServer:
     def command(self) -> list[str]:
         import sys
         return [sys.executable, "-m", "handmade_agent.cli", "serve", "--host", self.host, "--port", str(self.port),
-                "--n-ctx", str(self.n_ctx), "--model", str(self.model_path), "--queue-limit", str(self.queue_limit)]
+                "--n-ctx", str(self.n_ctx), "--model", self.spec.name, "--gguf", str(self.model_path),
+                "--queue-limit", str(self.queue_limit)]
 
     def start(self) -> "LocalServer":
         import subprocess

@@ -26,9 +26,12 @@ from typing import Any
 
 from ..errors import ConfigError, StateError
 from ..agent import Agent, RunResult
-from ..agent import AgentConfig
+from ..agent import AgentConfig, check_setting
 from ..memory import memory_from_dict
 from .state_file import load_state, save_state
+
+
+RETIRED_SETTINGS = ("translate_answer",)
 
 
 def jsonable(obj: Any) -> Any:
@@ -74,6 +77,9 @@ def agent_from_state(state: dict, llm: Any, tools: Any, **overrides: Any) -> Any
     if not isinstance(saved, dict):
         raise StateError(f"The saved \"settings\" are a {type(saved).__name__}, not an object: the file was "
                          "edited or damaged. Delete that field to load the agent with default settings.")
+    # settings an earlier version saved and this one moved out of AgentConfig: translate_answer is now an answer
+    # policy (``Agent(answer_policies=[rag.translate_answer])``), code that a state file must not switch on
+    saved = {k: v for k, v in saved.items() if k not in RETIRED_SETTINGS}
     check_settings(saved)
     if saved.get("system_prompt") is not None and "system_prompt" not in overrides:
         raise StateError("The saved state sets a system prompt (starting "
@@ -112,18 +118,15 @@ def _check_messages(memory: Any) -> None:
 
 
 def check_settings(saved: dict) -> None:
-    """StateError unless every saved setting has its AgentConfig type (bool is not an int here)."""
-    kinds = {"int": (int,), "float": (int, float), "str": (str,), "bool": (bool,), "None": (type(None),)}
-    for f in dataclasses.fields(AgentConfig):
-        if f.name not in saved:
-            continue
-        value = saved[f.name]
-        allowed = tuple(t for part in str(f.type).split("|") for t in kinds.get(part.strip(), (object,)))
-        wrong_bool = isinstance(value, bool) and bool not in allowed
-        if not isinstance(value, allowed) or wrong_bool:
-            raise StateError(f"The saved setting {f.name}={str(value)[:40]!r} should be {f.type}, not "
-                             f"{type(value).__name__}: the file was edited or damaged. Fix or delete that "
-                             f"setting, or pass {f.name}=... as an override.")
+    """StateError unless every saved setting fits ``AgentConfig`` (its one check, ``check_setting``)."""
+    for name, value in saved.items():
+        if name not in AgentConfig.names():
+            continue  # an unknown setting is refused when the Agent is built, with the list of known ones
+        try:
+            check_setting(name, value)
+        except ConfigError as e:
+            raise StateError(f"The saved setting is wrong: {e} The file was edited or damaged. Fix or delete that "
+                             f"setting, or pass {name}=... as an override.") from None
 
 
 def save_agent(agent: Any, path: str | os.PathLike) -> Path:

@@ -72,6 +72,11 @@ def loads_json(text: str | bytes, source: str) -> Any:
         value = json.loads(text)
     except RecursionError:
         raise StateError(f"{source} nests data too deeply to read; it was left untouched.") from None
+    except (json.JSONDecodeError, UnicodeDecodeError):
+        raise  # the caller says where and what to do
+    except ValueError as e:  # e.g. an integer of more digits than Python converts (sys.get_int_max_str_digits)
+        raise StateError(f"{source} holds a value that cannot be read ({e}); it was left untouched: check "
+                         "where it came from.") from None
     check_depth(value, source)
     return value
 

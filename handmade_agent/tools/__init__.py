@@ -4,7 +4,8 @@ A ``Tool`` is a name, a description and a JSON Schema of its arguments, plus the
 Python function behind it. ``@tool`` builds one from type hints and a docstring
 (``schema.py``); ``ToolRegistry`` lists tools for the model and calls them:
 arguments parsed (``arguments.py``) and coerced to the schema (``coercion.py``),
-the function run with a time-out and its output cleaned (``execution.py``).
+the function run with a time-out and its output cleaned (``execution.py``). A tool that needs the
+user's question or the time left asks for the run's ``RunContext`` (``context.py``).
 
     >>> @tool
     ... def shout(text: str) -> str:
@@ -14,9 +15,10 @@ the function run with a time-out and its output cleaned (``execution.py``).
     'HI'
 """
 from .coercion import ArgumentError
+from .context import RunContext
 from .execution import ToolTimeout, to_text
 from .registry import Tool, ToolRegistry, ToolResult, tool
 from .schema import parameters_schema, type_schema, type_text
 
 __all__ = ["to_text", "Tool", "tool", "ToolRegistry", "ToolResult", "ArgumentError", "ToolTimeout", "type_schema",
-           "type_text", "parameters_schema"]
+           "type_text", "parameters_schema", "RunContext"]

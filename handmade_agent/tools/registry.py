@@ -8,6 +8,10 @@ unknown name, bad arguments (``arguments.py``, ``coercion.py``), an exception, a
 denied approval all come back as a ``ToolResult`` whose ``content`` tells the
 model what went wrong and what to do.
 
+A tool that needs to know about the run (the user's own question, the time left) asks for a
+``RunContext`` (``context.py``): ``Tool(context_arg=...)``, or with ``@tool`` a parameter annotated
+``RunContext``. The registry passes it by keyword; it is never in the schema, so a model cannot set it.
+
 Deliberately left out: killing a runaway tool. Python cannot stop a thread, so
 a timed-out tool keeps running in a daemon thread while the registry returns at
 once; tools that may hang for real belong in a subprocess.
@@ -28,6 +32,7 @@ import json
 import re
 import threading
 import time
+import typing
 from dataclasses import dataclass, field
 from typing import Any, Callable, Iterable, Iterator
 
@@ -35,6 +40,7 @@ from .arguments import parse_arguments
 from .coercion import ArgumentError, coerce_arguments, normalize_name
 from ..errors import ToolError
 from .execution import ToolTimeout, clean_output, run_with_timeout, shorten, to_text
+from .context import RunContext
 from .schema import enum_converters, parameters_schema, parse_docstring, type_text
 
 _NAME = re.compile(r"^[A-Za-z0-9_-]{1,64}$")  # what the OpenAI tools API accepts
@@ -49,9 +55,12 @@ class Tool:
     fn: Callable[..., Any]
     side_effects: bool = False   # needs the registry's approval hook before it runs
     timeout: float | None = 5.0  # seconds; None runs inline with no cut-off
-    # the keyword under which the agent hands fn the user's question: never in the schema, so the model cannot
-    # set it; for a tool that does better with the asker's own words (knowledge_search: the model's query drops them)
-    question_arg: str | None = None
+    # the keyword under which fn receives the run's RunContext (the user's question, run id, step, deadline):
+    # never in the schema, so the model cannot set it (knowledge_search wants the asker's own words)
+    context_arg: str | None = None
+    # a worked example of using this tool, as plain data (question, calls with thought/tool/args/result, thought,
+    # answer; chapter 02's Example has these fields): the ReAct prompt shows it to an agent offered this tool
+    example: Any = None
 
     def __post_init__(self) -> None:
         if not _NAME.match(self.name or ""):
@@ -61,9 +70,9 @@ class Tool:
             raise ToolError(f"{self.name}: parameters must be a JSON Schema object "
                             '{"type": "object", "properties": {...}, "required": [...]}.')
         self.parameters = {"type": "object", "properties": {}, "required": [], **self.parameters}
-        if self.question_arg and self.question_arg in self.parameters["properties"]:
-            raise ToolError(f"{self.name}: question_arg {self.question_arg!r} is also a parameter the model fills; "
-                            "the question comes from the agent, so remove it from the schema.")
+        if self.context_arg and self.context_arg in self.parameters["properties"]:
+            raise ToolError(f"{self.name}: context_arg {self.context_arg!r} is also a parameter the model fills; "
+                            "the run context comes from the agent, so remove it from the schema.")
 
     def __call__(self, *args: Any, **kwargs: Any) -> Any:
         return self.fn(*args, **kwargs)
@@ -87,11 +96,12 @@ class Tool:
 
 
 def tool(fn: Callable | None = None, *, name: str | None = None, description: str | None = None,
-         side_effects: bool = False, timeout: float | None = 5.0) -> Any:
+         side_effects: bool = False, timeout: float | None = 5.0, example: Any = None) -> Any:
     """Turn a function into a ``Tool``; use as ``@tool`` or ``@tool(name=..., side_effects=True)``.
 
     The description is the docstring's text before its ``Args:`` section;
-    parameter descriptions come from ``Args:``; the schema from type hints.
+    parameter descriptions come from ``Args:``; the schema from type hints. A parameter annotated
+    ``RunContext`` is left out of the schema and receives the run's context (``context_arg``).
     """
     def build(f: Callable) -> Tool:
         summary, arg_docs = parse_docstring(inspect.getdoc(f))
@@ -99,7 +109,8 @@ def tool(fn: Callable | None = None, *, name: str | None = None, description: st
         if not text:
             raise ToolError(f"{f.__name__} has no docstring. A model chooses tools by their description: "
                             "write one (or pass description=...).")
-        parameters = parameters_schema(f, arg_docs)
+        context_arg = _context_parameter(f)
+        parameters = parameters_schema(_without(f, context_arg) if context_arg else f, arg_docs)
         run = f
         if converters := enum_converters(f):  # JSON carries the Enum's value; the function wants the member
             @functools.wraps(f)
@@ -108,8 +119,32 @@ def tool(fn: Callable | None = None, *, name: str | None = None, description: st
                     if key in kwargs and kwargs[key] is not None and not isinstance(kwargs[key], kind):
                         kwargs[key] = kind(kwargs[key])
                 return f(*args, **kwargs)
-        return Tool(name or f.__name__, text, parameters, run, side_effects, timeout)
+        return Tool(name or f.__name__, text, parameters, run, side_effects, timeout, context_arg, example)
     return build(fn) if fn is not None else build
+
+
+def _context_parameter(f: Callable) -> str | None:
+    """The name of ``f``'s parameter annotated ``RunContext`` (or ``RunContext | None``), if any."""
+    try:
+        hints = typing.get_type_hints(f)
+    except Exception:  # unresolvable hints: parameters_schema says what is wrong
+        return None
+    for pname, hint in hints.items():
+        if pname != "return" and (hint is RunContext or RunContext in typing.get_args(hint)):
+            return pname
+    return None
+
+
+def _without(f: Callable, pname: str) -> Callable:
+    """``f`` as the schema builder should see it: without the parameter ``pname``."""
+    sig = inspect.signature(f)
+
+    @functools.wraps(f)
+    def shown(*args: Any, **kwargs: Any) -> Any:
+        return f(*args, **kwargs)
+    shown.__signature__ = sig.replace(parameters=[p for p in sig.parameters.values() if p.name != pname])
+    shown.__annotations__ = {k: v for k, v in getattr(f, "__annotations__", {}).items() if k != pname}
+    return shown
 
 
 @dataclass
@@ -202,10 +237,11 @@ class ToolRegistry:
         self._abandoned = [t for t in self._abandoned if t.is_alive()]
         return len(self._abandoned)
 
-    def call(self, name: str, args: dict | str | None = None, *, question: str | None = None) -> ToolResult:
+    def call(self, name: str, args: dict | str | None = None, *, context: RunContext | None = None) -> ToolResult:
         """Validate, approve, run with a time-out, and clean the output. Never raises.
 
-        ``question`` (the run's user question) reaches only a tool that names a ``question_arg``.
+        ``context`` (the run's ``RunContext``) reaches only a tool that names a ``context_arg``; its deadline
+        shortens the tool's time-out, so a tool cannot outlast the run's time budget.
         """
         t0 = time.perf_counter()
 
@@ -224,19 +260,20 @@ class ToolRegistry:
                 text = (f"invalid arguments for {t.name}:\n" + "\n".join(f"- {p}" for p in e.problems)
                         + f"\nCall it again with arguments that fit: {t.signature()}")
                 return fail("invalid_arguments", str(e), text, t.name)
-            if t.question_arg and question is not None:
-                kwargs[t.question_arg] = question
+            if t.context_arg and context is not None:
+                kwargs[t.context_arg] = context
             if t.side_effects:
                 denied = self._denied(t, kwargs)
                 if denied:
                     return fail("denied", denied, f"{denied}. Do not call {t.name} again with these arguments; "
                                 "continue without it or tell the user what you wanted to do.", t.name)
+            timeout = _time_limit(t.timeout, context)
             try:
-                value = run_with_timeout(t.fn, kwargs, t.timeout, t.name)
+                value = run_with_timeout(t.fn, kwargs, timeout, t.name)
             except ToolTimeout as e:
                 self._abandoned.append(e.thread)
-                return fail("timeout", f"timed out after {t.timeout:g} s",
-                            f"{t.name} did not finish within {t.timeout:g} s and was cut off. Try simpler "
+                return fail("timeout", f"timed out after {timeout:.3g} s",
+                            f"{t.name} did not finish within {timeout:.3g} s and was cut off. Try simpler "
                             "input, or answer without this tool.", t.name)
             except Exception as e:  # the tool's own failure becomes the model's observation
                 if isinstance(e, ToolError):
@@ -265,3 +302,11 @@ class ToolRegistry:
         except Exception as e:  # a broken hook must deny, never approve
             return f"the approval check for {t.name} failed ({type(e).__name__}: {e}), so it was not run"
         return None if approved else f"the user did not approve running {t.name}"
+
+
+def _time_limit(timeout: float | None, context: RunContext | None) -> float | None:
+    """The tool's own time-out, shortened to what is left of the run's budget (never 0: that means no cut-off)."""
+    left = context.remaining() if context is not None else None
+    if left is None:
+        return timeout
+    return max(0.001, left if not timeout else min(timeout, left))

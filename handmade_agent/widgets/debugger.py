@@ -8,7 +8,8 @@ stop); *Parse & act* takes the step with the text in the box
 event so traces show the change); *Run to end* lets the model finish alone.
 The steps taken are the agent's own ``Step`` records (``history``, from ``StepFinished``
 events) and the edits are the ``ReplyEdited`` events (``edits``); a ``TracePanel``
-underneath shows the run so far. Every button has a method
+underneath shows the run so far. The HTML shows every text redacted (``redaction``: it is saved into
+notebooks); the reply box itself holds the model's real reply, the text ② uses. Every button has a method
 of the same meaning (``ask``, ``apply``, ``run_to_end``, ``start``), so tests
 and notebooks drive it without a browser; ``to_html()`` is the static form.
 
@@ -26,9 +27,10 @@ from typing import Any
 from ..agent.events import ReplyEdited, RunStarted, StepFinished, emit
 from ..agent import Step
 from ..llm import Completion
-from .debugger_view import explain_reply, history_html
+from ..redaction import redact_text
+from .debugger_view import explain_reply, history_html, shown
 from .trace import TracePanel
-from .trace_view import ERROR_STYLE, PRE_STYLE, ROW_STYLE, esc, live
+from .trace_view import ERROR_STYLE, PRE_STYLE, ROW_STYLE, live
 
 
 class StepDebugger:
@@ -130,7 +132,7 @@ class StepDebugger:
         said = ("The run is over: ↺ Start begins a new one." if self.agent.finished
                 else self.preview_of(self.reply.value))
         self.preview.value = live(f"<div style='{ROW_STYLE}'><b>What the parser and the loop will do</b>"
-                                  f"<pre style='{PRE_STYLE}'>{html.escape(said)}</pre></div>")
+                                  f"<pre style='{PRE_STYLE}'>{html.escape(redact_text(said))}</pre></div>")
 
     def _observe(self, event: Any) -> None:
         if isinstance(event, RunStarted):
@@ -146,7 +148,7 @@ class StepDebugger:
         if result is not None:
             style = ROW_STYLE if result.stop_reason == "final_answer" else ERROR_STYLE
             self.status.value = live(f"<div style='{style}'>Run finished: <b>{result.stop_reason}</b> after "
-                                 f"{len(result.steps)} steps. Answer: {esc(result.answer, 2000)}</div>")
+                                 f"{len(result.steps)} steps. Answer: {shown(result.answer, 2000)}</div>")
         else:
             next_step = len(self.history) + 1
             self.status.value = live(f"<div style='{ROW_STYLE}'>Next: step {next_step} of at most "
@@ -164,7 +166,7 @@ class StepDebugger:
     def to_html(self) -> str:
         """Static form: the question, every step taken (edits shown), the status, and the trace."""
         parts = ["<div style='font-family:sans-serif;font-size:13px'><h4 style='margin:4px 0'>Step debugger</h4>",
-                 f"<div style='{ROW_STYLE}'><b>Question</b>: {esc(self.question.value, 2000)}</div>",
+                 f"<div style='{ROW_STYLE}'><b>Question</b>: {shown(self.question.value, 2000)}</div>",
                  self._history_html(), self.status.value]
         if self.panel is not None:
             parts.append(self.panel.to_html())

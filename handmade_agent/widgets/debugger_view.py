@@ -4,7 +4,8 @@
 the loop will do with it (call a tool, end the run, send format feedback,
 stop). ``history_html`` renders the steps taken (``Step`` records), edits included;
 the thought shown is the parser's (``step.thought``), an unreadable reply is shown raw.
-Both are plain functions, testable and reusable without widgets.
+Both are plain functions, testable and reusable without widgets. Every text they show passes the
+redactor (``shown``): this HTML is saved into notebooks, and a reply edited by hand never went through ``emit``.
 
 Deliberately left out: predicting tool results (the preview says which tool
 runs, not what it returns: running it would be the step itself).
@@ -23,7 +24,13 @@ from ..agent import Step
 from ..errors import FormatError
 from ..observers import step_errors
 from ..react import Action, parse
+from ..redaction import redact
 from .trace_view import ERROR_STYLE, PRE_STYLE, ROW_STYLE, esc
+
+
+def shown(value: Any, limit: int) -> str:
+    """``value`` as HTML for a panel: secrets redacted first (before cutting, so no half key survives), escaped."""
+    return esc(redact(value), limit)
 
 
 def explain_reply(text: str, agent: Any, streak: int = 1) -> str:
@@ -50,7 +57,7 @@ def explain_reply(text: str, agent: Any, streak: int = 1) -> str:
 
 
 def _block(label: str, text: Any, limit: int = 4000) -> str:
-    return f"<div style='{ROW_STYLE}'>{label}<pre style='{PRE_STYLE}'>{esc(text, limit)}</pre></div>"
+    return f"<div style='{ROW_STYLE}'>{label}<pre style='{PRE_STYLE}'>{shown(text, limit)}</pre></div>"
 
 
 def history_html(steps: list[Step], edits: dict[int, ReplyEdited] | None = None) -> str:
@@ -64,14 +71,14 @@ def history_html(steps: list[Step], edits: dict[int, ReplyEdited] | None = None)
             rows.append(_block("The model wrote:", edit.original or "(nothing: typed by hand)"))
         rows.append(_block("Reply used:", s.reply))
         if s.thought:
-            rows.append(f"<div style='{ROW_STYLE}'>Thought: {esc(s.thought, 2000)}</div>")
-        rows += [f"<div style='{ERROR_STYLE}'>⚠ {esc(e, 2000)}</div>" for e in step_errors(s)]
+            rows.append(f"<div style='{ROW_STYLE}'>Thought: {shown(s.thought, 2000)}</div>")
+        rows += [f"<div style='{ERROR_STYLE}'>⚠ {shown(e, 2000)}</div>" for e in step_errors(s)]
         for u in s.tool_uses:
-            rows.append(f"<div style='{ROW_STYLE}'>Action: <code>{esc(u.tool, 200)}</code> "
-                        f"<code>{esc(u.input, 2000)}</code></div>")
+            rows.append(f"<div style='{ROW_STYLE}'>Action: <code>{shown(u.tool, 200)}</code> "
+                        f"<code>{shown(u.input, 2000)}</code></div>")
         if s.observation:
             rows.append(_block("Observation:", s.observation))
         if s.answer is not None:
-            rows.append(f"<div style='{ROW_STYLE}'>Final answer: {esc(s.answer, 2000)}</div>")
+            rows.append(f"<div style='{ROW_STYLE}'>Final answer: {shown(s.answer, 2000)}</div>")
         rows.append("</div></details>")
     return "\n".join(rows)

@@ -7,7 +7,8 @@ Every message is one row with its turn, role, text, token count and status:
 limits (turns, token budget) without changing the memory. The panel is also
 an observer: in ``Agent(observers=[panel])`` it refreshes after each run.
 ``to_html()`` is the static form, also carried by the displayed panel for
-places where widgets cannot run (GitHub).
+places where widgets cannot run (GitHub). Texts are shown redacted (``redaction``), since that HTML is
+saved into notebooks; ``rows`` keep the memory's own text.
 
 Deliberately left out: editing the memory from the panel.
 
@@ -21,6 +22,7 @@ import html
 from typing import Any
 
 from ..memory import message_tokens, window
+from ..redaction import redact_text
 
 KEEP: Any = object()  # "use the memory's own limit"
 SCROLL_HEIGHT = "420px"  # about 15 rows; longer memories scroll inside the panel
@@ -70,7 +72,8 @@ def totals_line(t: dict) -> str:
 def memory_html(totals: dict, rows: list[dict], title: str = "Memory", limit: int = 160) -> str:
     """The static HTML table."""
     def cell(r: dict) -> str:
-        text = r["text"] if len(r["text"]) <= limit else r["text"][:limit] + "…"
+        text = redact_text(r["text"])  # before cutting, so no half key survives; this HTML is saved in notebooks
+        text = text if len(text) <= limit else text[:limit] + "…"
         strike = "text-decoration:line-through;" if r["status"] == "evicted" else ""
         return (f"<tr style='background:{COLORS[r['status']]}'>{TD}{r['turn'] or ''}</td>{TD}{r['role']}</td>"
                 f"<td style='{strike}white-space:pre-wrap;text-align:left;padding:2px 6px'>{html.escape(text)}</td>"

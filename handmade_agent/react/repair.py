@@ -1,10 +1,11 @@
-"""Turn the argument text a model wrote into Python values, repairing what is unambiguous.
+"""Repairing what a model wrote as arguments: near-JSON and call syntax into Python values, when unambiguous.
 
 Small models write "JSON" with single quotes, trailing commas, Python literals
 (``True``/``None``), unquoted keys, curly quotes, a missing closing brace, or
 as a call ``get_weather(city="北京")``. Each helper here returns a value or
 ``None`` ("could not read it"); none of them raises, so the parser that uses
-them can promise to raise only ``FormatError``.
+them can promise to raise only ``FormatError``. Fitting the repaired value to a
+tool's parameters is the tools chapter's job (``tools/arguments.py``).
 
 Deliberately left out: guessing. Text that could mean two things (two
 positional arguments, prose around half an object) is not "repaired".

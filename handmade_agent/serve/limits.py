@@ -1,0 +1,106 @@
+"""What the server refuses before a request reaches the model: the limits of one request.
+
+One model serves the whole room through one line (``queue.py``): a request that makes llama.cpp
+work for minutes, or crash, takes every student's turn with it. So these are checked at the door,
+each refusal a ``BadRequest`` (HTTP 400) that names the limit and says what to send instead:
+
+- a client's ``grammar``: ``grammar.check_client_grammar`` (its bytes, how deep groups nest, ``{m,n}``
+  bounds and the copying they cost llama.cpp's parser);
+- ``tools``: at most ``MAX_TOOLS`` tools, ``MAX_TOOL_PROPERTIES`` properties in one tool's schema (nested
+  ones count) and ``MAX_TOOLS_BYTES`` of JSON; with a ``tool_choice`` the server constrains the reply
+  with a grammar built from them, so that grammar is built here (a schema the builder refuses is a 400,
+  not an error in the middle of the line; the builder caches it, so the model does not build it again);
+- ``stop``: at most ``MAX_STOP`` strings of ``MAX_STOP_CHARS`` characters (each one is searched for
+  after every token);
+- the text of ``/extras/tokenize``: ``MAX_TOKENIZE_CHARS``.
+
+Deliberately left out: the decoding cost of an ambiguous grammar (thousands of optional items in a row
+make each token slow in llama.cpp; no cheap static measure separates those from useful grammars), and
+limits per client.
+
+    >>> check_stop(["Observation:"])
+    ['Observation:']
+"""
+from __future__ import annotations
+
+import json
+from typing import Any
+
+from ..errors import HandmadeAgentError
+
+MAX_TOOLS = 64
+MAX_TOOL_PROPERTIES = 64     # properties in one tool's parameters, nested objects included
+MAX_TOOLS_BYTES = 64_000     # the request's tools as JSON
+MAX_STOP = 16                # OpenAI takes 4
+MAX_STOP_CHARS = 64
+MAX_TOKENIZE_CHARS = 100_000  # about 25,000 tokens or more: past any context this server runs
+
+
+class BadRequest(HandmadeAgentError):
+    """A request the server cannot take as it is (HTTP 400)."""
+
+
+def check_grammar(text: str) -> str:
+    """``text`` if llama.cpp may parse it; BadRequest naming the limit otherwise."""
+    from ..grammar import check_client_grammar
+    try:
+        check_client_grammar(text)
+    except ValueError as e:  # GrammarTooLarge
+        raise BadRequest(str(e)) from None
+    return text
+
+
+def check_stop(stop: list[str]) -> list[str]:
+    if len(stop) > MAX_STOP:
+        raise BadRequest(f"stop has {len(stop)} strings; this server takes at most {MAX_STOP}")
+    for s in stop:
+        if len(s) > MAX_STOP_CHARS:
+            raise BadRequest(f"a stop string has {len(s)} characters; this server takes at most {MAX_STOP_CHARS}")
+    return stop
+
+
+def _properties(schema: Any) -> int:
+    """How many properties a schema names, at every depth (iterative: a schema may nest thousands deep)."""
+    count, todo = 0, [schema]
+    while todo:
+        item = todo.pop()
+        if isinstance(item, dict):
+            props = item.get("properties")
+            count += len(props) if isinstance(props, dict) else 0
+            todo.extend(item.values())
+        elif isinstance(item, list):
+            todo.extend(item)
+    return count
+
+
+def check_tools(tools: list[dict]) -> list[dict]:
+    """``tools`` within the limits above (BadRequest otherwise)."""
+    if len(tools) > MAX_TOOLS:
+        raise BadRequest(f"tools has {len(tools)} tools; this server takes at most {MAX_TOOLS} per request")
+    size = len(json.dumps(tools, ensure_ascii=False).encode("utf-8", "surrogatepass"))
+    if size > MAX_TOOLS_BYTES:
+        raise BadRequest(f"tools take {size:,} bytes of JSON; this server takes at most {MAX_TOOLS_BYTES:,}: "
+                         f"offer fewer tools, or shorter descriptions")
+    for i, tool in enumerate(tools):
+        fn = tool.get("function", tool)
+        n = _properties(fn.get("parameters") if isinstance(fn, dict) else None)
+        if n > MAX_TOOL_PROPERTIES:
+            raise BadRequest(f"tools[{i}] has {n} properties; this server takes at most {MAX_TOOL_PROPERTIES} "
+                             f"per tool: split the tool, or group rarely used parameters")
+    return tools
+
+
+def check_tool_grammar(tools: list[dict], choice: Any) -> None:
+    """Build the grammar that will constrain the reply to ``tools`` under ``choice`` (BadRequest if it cannot be)."""
+    from ..grammar import tool_call_grammar
+    try:
+        tool_call_grammar(tools, choice)
+    except (ValueError, TypeError, AttributeError, RecursionError) as e:  # a schema of odd shape is the client's
+        raise BadRequest(f"cannot constrain the reply to these tools: {str(e)[:300] or type(e).__name__}") from None
+
+
+def check_tokenize(text: str) -> str:
+    if len(text) > MAX_TOKENIZE_CHARS:
+        raise BadRequest(f"input has {len(text):,} characters; this server tokenizes at most {MAX_TOKENIZE_CHARS:,} "
+                         f"at once: send it in parts")
+    return text
