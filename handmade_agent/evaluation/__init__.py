@@ -14,8 +14,8 @@ Deliberately left out: judging answers with a model, and the figures of any part
     >>> check_answer("2024-10-17 is a Thursday.", {"any": ["Thursday", "星期四"]})
     True
 """
-from .checks import (CHECKER_KEYS, check_answer, expected_tools_called, invented_observation, no_tool_called, refused,
-                     tools_called, trajectory_ok)
+from .checks import (CHECKER_KEYS, check_answer, expected_tools_called, failed_results, invented_observation,
+                     no_tool_called, refused, tool_error_text, tools_called, trajectory_ok)
 from .comparison import ASPECTS, compare_ok
 from .injection import (MARKER, PAYLOAD, PAYLOAD_ZH, WITHHELD, hijacked, inject, looks_like_instruction, neutralize,
                         quarantine)
@@ -25,7 +25,8 @@ from .tasks import KINDS, SUITE_TODAY, TASKS_FILE, Task, load_tasks
 from .toolsets import TaskTools
 
 __all__ = ["Task", "load_tasks", "KINDS", "SUITE_TODAY", "TASKS_FILE", "CHECKER_KEYS", "check_answer", "refused",
-           "compare_ok", "ASPECTS", "expected_tools_called", "no_tool_called", "invented_observation", "tools_called",
-           "trajectory_ok", "EvalConfig", "TaskOutcome", "parse_configs", "run_task", "evaluate", "check_out_path", "TaskTools",
-           "summarize", "format_table", "read_outcomes", "inject", "quarantine", "hijacked", "looks_like_instruction",
-           "neutralize", "PAYLOAD", "PAYLOAD_ZH", "MARKER", "WITHHELD"]
+           "tool_error_text", "failed_results", "compare_ok", "ASPECTS", "expected_tools_called", "no_tool_called",
+           "invented_observation", "tools_called", "trajectory_ok", "EvalConfig", "TaskOutcome", "parse_configs",
+           "run_task", "evaluate", "check_out_path", "TaskTools", "summarize", "format_table", "read_outcomes",
+           "inject", "quarantine", "hijacked", "looks_like_instruction", "neutralize", "PAYLOAD", "PAYLOAD_ZH",
+           "MARKER", "WITHHELD"]

@@ -2,15 +2,19 @@
 
 ``in_question_language(answer, question)`` says apart whether the answer is in the question's
 script, which ``check_answer`` does not ask (a fact counts in either language).
-``check_answer(answer, checker)``: every number of ``numbers`` appears (within ``tolerance``,
-0.05 by default), every text of ``all`` appears, one text of ``any`` appears, no text of ``none``
-appears, ``compare`` names the right winner (``comparison.py``), and with ``refuse`` the answer
-says it cannot know and states no number beyond ``allowed_numbers`` (a date is not a claim).
-Numbers are read after NFKC (full-width digits and commas become ASCII), thousands separators
-(``1,250`` and ``1，250``) and 零下 (below zero). The trajectory checks read a ``RunResult``.
+``check_answer(answer, checker)``: every number of ``numbers`` appears as a whole number (within
+``tolerance``, 0.05 by default; with ``unit``, written with one of its spellings, before or after it),
+every text of ``all`` appears, one text of ``any`` appears, no text of ``none`` appears (a text that
+starts or ends with a digit matches whole numbers only: "3 months" is not in "13 months"), ``compare``
+names the right winner (``comparison.py``), and with ``refuse`` the answer is a refusal (``refused``)
+that states no number beyond ``allowed_numbers`` (a date is not a claim). No answer passes that is a
+tool's error text (``tool_error_text``), whatever it happens to contain. Numbers are read after NFKC
+(full-width digits and commas become ASCII), thousands separators (``1,250`` and ``1，250``) and 零下
+(below zero). The trajectory checks read a ``RunResult``.
 
 Deliberately left out: judging prose with a model (a check here is code, so it gives the same
-verdict every run), and negations ("not warmer") inside a comparison.
+verdict every run), negations ("not warmer") inside a comparison, a tool error the model retold in
+its own words, and a claim made in the same clause as a refusal ("I cannot check, it is on time").
 
     >>> check_answer("The tip is 15.48 dollars.", {"numbers": [15.48]})
     True
@@ -20,24 +24,43 @@ from __future__ import annotations
 import re
 import unicodedata
 from collections import Counter
-from typing import Any
+from typing import Any, Iterable
 
 from ..agent import RunResult
 from ..rag import answer_script, needs_translation
 from .comparison import compare_ok
 
 # what a task's checker may hold; "tools" is the trajectory's expectation, not read by check_answer
-CHECKER_KEYS = ("numbers", "tolerance", "all", "any", "none", "compare", "refuse", "allowed_numbers", "tools")
+CHECKER_KEYS = ("numbers", "tolerance", "unit", "all", "any", "none", "compare", "refuse", "allowed_numbers", "tools")
 TOLERANCE = 0.05
 # the number pattern keeps "14-27 °C" as 14 and 27: a minus sign right after a digit is a range's dash
 _NUMBER = re.compile(r"(?<![\d.])-?\d+(?:\.\d+)?")
 _THOUSANDS = re.compile(r"(?<=\d),(?=\d{3}(?!\d))")
 _DATE = re.compile(r"\d{4}\s*[-/.年]\s*\d{1,2}\s*[-/.月]\s*\d{1,2}\s*日?")
-_REFUSAL = re.compile(
-    r"\b(?:cannot|can ?not|can't|can’t|could not|couldn't|unable|not able|don't know|do not know|don’t know|"
-    r"no (?:tool|way|access|information|data)|(?:don't|do not|don’t) have (?:access|any|the|a tool|real-time)|"
-    r"not available|no real-time)\b"
-    r"|无法|不能|不知道|不清楚|没办法|没有办法|查不到|无从|没有.{0,12}(?:工具|信息|数据|权限)", re.I)
+# the rest of a range a number begins ("24-30 °C", "24 to 30 °C"): the unit after it is the first number's too
+_RANGE_TAIL = re.compile(r"\s*(?:-|–|—|~|to|至|到)\s*-?\d+(?:\.\d+)?")
+# how ToolRegistry.call words every failure ("Error: calculator: unknown name '北京'"), and that label put into
+# Chinese by translate_answer ("错误：…"); a quote, a bullet or a copied "Observation:" before it is the same copy
+_TOOL_ERROR = re.compile(r"^[^\w\n]{0,4}(?:(?:final answer|observation|answer|最终答案|答案|观察)\s*:\s*)?(?:error|错误)\s*:",
+                         re.I | re.M)
+_ERROR_LINE = re.compile(r"^[^\w\n]{0,4}(?:error|错误)\s*:\s*(.+)$", re.I | re.M)
+# a refusal word said by someone refusing: "I cannot", "sorry, can't", "我不能"; said of something else it is a
+# claim ("CA981 cannot be late")
+_PERSONAL = re.compile(r"\b(?:cannot|can ?not|can't|could not|couldn't|unable|not able|not sure|don't know|do not know|"
+                       r"(?:don't|do not) have|have no)\b|不能|不知道|不清楚", re.I)
+_SPEAKER = re.compile(r"\b(?:i|we|sorry|unfortunately)\b|我|抱歉|对不起|很遗憾|不好意思", re.I)
+# refusals that need no speaker: "there is no tool for flights", "无法查询"
+_IMPERSONAL = re.compile(r"\bno (?:tool|way|access|information|data)\b|\bnot available\b|\bno real-time\b"
+                         r"|无法|没办法|没有办法|查不到|无从|没有.{0,12}(?:工具|信息|数据|权限)", re.I)
+# an apology, and a pointer elsewhere: they belong to a refusal and claim nothing
+_APOLOGY = re.compile(r"^\W*(?:(?:i'm |i am )?(?:very |so )?sorry|i apologi[sz]e|unfortunately|抱歉|对不起|很遗憾|不好意思)\W*",
+                      re.I)
+_POINTER = re.compile(r"^\W*(?:(?:you|they) (?:can|could|may|might|should|will)|please|try|check|consult|contact|visit|"
+                      r"ask|i (?:recommend|suggest|can help|could help|would suggest)|let me know|if you|feel free|"
+                      r"请|建议|您可以|你可以|可以通过|可以查看|可以联系|可以访问|如果|如需|欢迎)", re.I)
+# what follows these says something of its own: "I cannot check, but CA981 is on time"
+_CONTRAST = re.compile(r"\b(?:but|however|though|although|maybe|perhaps|probably)\b|不过|但是|但|然而|可是|也许", re.I)
+_CLAUSE_END = re.compile(r"(?<!\d)[.:](?!\d)|[!?。！？;；\n]")
 
 
 def normalized(text: str | None) -> str:
@@ -51,9 +74,55 @@ def numbers_in(text: str | None) -> list[float]:
     return [float(x) for x in _NUMBER.findall(normalized(text))]
 
 
+def tool_error_text(answer: str | None, errors: Iterable[str] = ()) -> bool:
+    """Is the answer a tool's error message: a line that starts with the registry's "Error:" (or 错误：, or
+    after a copied "Observation:"), or the message of one of ``errors`` (the run's failed tool results, as
+    ``failed_results`` gives them) copied without its label? The word "error" inside a sentence is not one.
+
+    >>> tool_error_text("Error: calculator: unknown name '北京'"), tool_error_text("a calibration error: recalibrate")
+    (True, False)
+    """
+    text = normalized(answer).lower()
+    return bool(_TOOL_ERROR.search(text)) or any(message in text for message in _error_messages(errors))
+
+
+def _error_messages(errors: Iterable[str]) -> list[str]:
+    """The first clause of each "Error: …" message in ``errors``, without its label, if long enough to be no
+    accident (12 characters or more; 40 at most, so an answer that copied only the start is caught)."""
+    found = [m.group(1) for error in errors for m in _ERROR_LINE.finditer(normalized(error).lower())]
+    return [head for head in (re.split(r"[;.]\s", message)[0].strip()[:40] for message in found) if len(head) >= 12]
+
+
 def refused(answer: str | None) -> bool:
-    """Does the answer say it cannot answer (English or Chinese)? No answer at all is not a refusal."""
-    return bool(_REFUSAL.search(normalized(answer)))
+    """Does the answer refuse, and only refuse? Some clause says the speaker cannot answer ("I cannot…", "抱歉，我不能…",
+    "there is no tool…", "无法…"), and every other clause apologises, points elsewhere ("you can check…", "建议…")
+    or asks a question; a clause that states anything else is a claim, and a claim is no refusal: "CA981 cannot
+    be late: it lands on time", "I can't check, but it is on time". No answer at all is not a refusal."""
+    kinds = [_clause_kind(c) for c in _clauses(normalized(answer).replace("’", "'"))]
+    return "refusal" in kinds and "claim" not in kinds
+
+
+def _clauses(text: str) -> list[str]:
+    """The sentences of ``text`` (each with its end mark), cut again at every "but", "不过", "maybe"…"""
+    sentences, start = [], 0
+    for m in _CLAUSE_END.finditer(text):
+        sentences.append(text[start:m.end()])
+        start = m.end()
+    return [part for sentence in [*sentences, text[start:]] for part in _CONTRAST.split(sentence)]
+
+
+def _clause_kind(clause: str) -> str:
+    """"refusal", "courtesy" (an apology, a pointer elsewhere, a question), "empty" or "claim"."""
+    if not re.search(r"\w", clause):
+        return "empty"
+    personal = _PERSONAL.search(clause)
+    if _IMPERSONAL.search(clause) or (personal and (_SPEAKER.search(clause[:personal.start()])
+                                                   or not re.search(r"\w", clause[:personal.start()]))):
+        return "refusal"
+    rest = _APOLOGY.sub("", clause)
+    if not re.search(r"\w", rest) or _POINTER.match(rest) or clause.rstrip().endswith("?"):
+        return "courtesy"
+    return "claim"
 
 
 def claims_no_number(answer: str | None, allowed: list[float]) -> bool:
@@ -62,18 +131,50 @@ def claims_no_number(answer: str | None, allowed: list[float]) -> bool:
     return all(any(abs(x - a) <= TOLERANCE for a in allowed) for x in found)
 
 
-def check_answer(answer: str | None, checker: dict[str, Any]) -> bool:
-    """Does ``answer`` pass every part of ``checker`` (see the module docstring)? None never passes."""
-    if answer is None or not answer.strip():
+def has_quantity(text: str, value: float, tolerance: float = TOLERANCE, units: Iterable[str] = ()) -> bool:
+    """Is ``value`` written in ``text`` (``normalized``, lower case) as a whole number, within ``tolerance``, and
+    with one of ``units`` (lower case) if any are given: 30 is not in "304.15", nor "30 °C" in "30 °F"."""
+    units = list(units)
+    return any(abs(float(m.group()) - value) <= tolerance and (not units or _with_unit(text, m, units))
+               for m in _NUMBER.finditer(text))
+
+
+def _with_unit(text: str, number: re.Match, units: list[str]) -> bool:
+    """Is a unit written right after the number (or after the range it begins), or a symbol right before it ("$30")?"""
+    tail = _RANGE_TAIL.match(text, number.end())
+    after, before = text[tail.end() if tail else number.end():].lstrip(), text[:number.start()].rstrip()
+    # "41 dBm" is not 41 dB; a unit spelled with letters before the number would be the previous figure's
+    return any((after.startswith(u) and not (u[-1].isascii() and u[-1].isalpha() and after[len(u):][:1].isalpha()))
+               or (not re.search(r"\w", u) and before.endswith(u)) for u in units)
+
+
+def has_text(text: str, word: str) -> bool:
+    """Is ``word`` in ``text`` (both ``normalized``, lower case)? A figure at either end of ``word`` matches whole
+    numbers only: "3 months" is not in "13 months", "30" not in "304.15"."""
+    pattern = (r"(?<!\d)(?<!\d\.)" if word[:1].isdigit() else "") + re.escape(word)
+    return re.search(pattern + (r"(?!\.?\d)" if word[-1:].isdigit() else ""), text) is not None
+
+
+def checker_units(checker: dict[str, Any]) -> list[str]:
+    """The spellings of the checker's ``unit`` (one string or a list), normalized and in lower case."""
+    unit = checker.get("unit", [])
+    return [normalized(u).lower().strip() for u in ([unit] if isinstance(unit, str) else unit)]
+
+
+def check_answer(answer: str | None, checker: dict[str, Any], tool_errors: Iterable[str] = ()) -> bool:
+    """Does ``answer`` pass every part of ``checker`` (see the module docstring)? None never passes, nor does a tool's
+    error text (``tool_errors``: the run's failed tool results, to catch one copied without its "Error:" label)."""
+    if answer is None or not answer.strip() or tool_error_text(answer, tool_errors):
         return False
-    text, found = normalized(answer).lower(), numbers_in(answer)
+    text, units = normalized(answer).lower(), checker_units(checker)
     tolerance = float(checker.get("tolerance", TOLERANCE))
     if checker.get("refuse") and not (refused(answer) and claims_no_number(answer, checker.get("allowed_numbers", []))):
         return False
-    return (all(any(abs(x - n) <= tolerance for x in found) for n in checker.get("numbers", []))
-            and all(normalized(w).lower() in text for w in checker.get("all", []))
-            and (not checker.get("any") or any(normalized(w).lower() in text for w in checker["any"]))
-            and not any(normalized(w).lower() in text for w in checker.get("none", []))
+    words = {key: [normalized(w).lower() for w in checker.get(key, [])] for key in ("all", "any", "none")}
+    return (all(has_quantity(text, n, tolerance, units) for n in checker.get("numbers", []))
+            and all(has_text(text, w) for w in words["all"])
+            and (not words["any"] or any(has_text(text, w) for w in words["any"]))
+            and not any(has_text(text, w) for w in words["none"])
             and ("compare" not in checker or compare_ok(normalized(answer), checker["compare"])))
 
 
@@ -91,6 +192,12 @@ def in_question_language(answer: str | None, question: str) -> bool | None:
 
 
 # --- the trajectory ---------------------------------------------------------------------------------
+
+def failed_results(result: RunResult) -> list[str]:
+    """What each failed tool call of the run showed the model (the registry's "Error: …" texts): ``check_answer``'s
+    ``tool_errors``."""
+    return [u.observation for s in result.steps for u in s.tool_uses if not u.ok]
+
 
 def tools_called(result: RunResult) -> list[str]:
     """The tools that ran and returned a result, in order (failed calls and warned repeats left out)."""

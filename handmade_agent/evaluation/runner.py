@@ -28,7 +28,7 @@ from ..errors import ConfigError
 from ..observers import json_line
 from ..rag import translate_answer
 from ..redaction import redact_text
-from .checks import check_answer, in_question_language, tools_called, trajectory_ok
+from .checks import check_answer, failed_results, in_question_language, tools_called, trajectory_ok
 from .tasks import Task
 from .toolsets import TaskTools
 
@@ -109,7 +109,8 @@ def run_task(llm: Any, task: Task, config: EvalConfig, tools_for: Callable[[str]
         result = agent.run(task.question)
         answer = redact_text(result.answer) if result.answer is not None else None
         outcome.answer, outcome.stop_reason, outcome.steps = answer, result.stop_reason, len(result.steps)
-        outcome.success = check_answer(answer, task.checker)
+        # a failed call's error text copied as the answer is no answer, whatever words it happens to hold
+        outcome.success = check_answer(answer, task.checker, tool_errors=failed_results(result))
         outcome.trajectory_ok = trajectory_ok(result, task.checker)
         outcome.language_ok = in_question_language(answer, task.question)
         outcome.tools_called = tools_called(result)

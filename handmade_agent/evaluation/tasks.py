@@ -75,13 +75,17 @@ def checker_problem(checker: Any) -> str | None:
     for key in ("all", "any", "none", "tools"):
         if not isinstance(checker.get(key, []), list) or not all(isinstance(x, str) for x in checker.get(key, [])):
             return f"checker {key} must be a list of strings"
+    unit = checker.get("unit", [])
+    spellings = [unit] if isinstance(unit, str) else unit if isinstance(unit, list) else [None]
+    if not all(isinstance(u, str) and u.strip() for u in spellings) or ("unit" in checker and not checker.get("numbers")):
+        return "checker unit must be a spelling or a list of spellings (\"°F\", \"华氏度\"), given with numbers"
     if not isinstance(checker.get("refuse", True), bool) or not isinstance(checker.get("tolerance", 0), (int, float)):
         return "checker refuse must be true or false, and tolerance a number"
     spec = checker.get("compare")
     if spec is not None and (not isinstance(spec, dict) or spec.get("aspect") not in ASPECT_NAMES
                              or not all(isinstance(spec.get(side), list) and spec[side] for side in ("more", "less"))):
         return f"checker compare must be {{'aspect': one of {list(ASPECT_NAMES)}, 'more': [names], 'less': [names]}}"
-    if not set(checker) - {"tools", "tolerance", "allowed_numbers"}:
+    if not set(checker) - {"tools", "tolerance", "allowed_numbers", "unit"}:
         return "checker checks nothing about the answer: give numbers, all, any, none, compare or refuse"
     return None
 

@@ -22,7 +22,7 @@ import time
 from pathlib import Path
 from typing import Any
 
-from ..errors import HandmadeAgentError, LLMError
+from ..errors import ConfigError, HandmadeAgentError, LLMError
 
 ENV_SERVE_KEY = "HANDMADE_AGENT_SERVE_API_KEY"  # the key travels by environment: argv is visible in `ps`
 
@@ -83,11 +83,16 @@ def run_server(host: str = "127.0.0.1", port: int = 8080, *, model: str | None =
     id; ``model_path`` replaces that model's file. On loopback, requests must name the host as ``host``,
     localhost, 127.0.0.1, ::1 or one of ``allowed_hosts`` (a web page cannot reach it by another name).
     """
-    import uvicorn
+    sock = bind(host, port)  # first: a taken port is the teacher's first question, whatever else is missing
+    try:
+        import uvicorn
 
+        from .app import LOOPBACK_HOSTS, make_app
+    except ImportError as e:  # a client install (no llama-cpp-python[server]) serves nothing
+        sock.close()
+        raise ConfigError(f"handmade-agent serve needs the in-process model's extra ({e.name} is missing): "
+                          "pip install -e '.[local]' (or run `make setup`), then serve again.") from None
     from ..local import LocalLLM
-    from .app import LOOPBACK_HOSTS, make_app
-    sock = bind(host, port)
     warning = exposure_warning(host, port, api_key)
     if warning:
         announce(warning)  # before the model loads: the first thing the teacher sees
