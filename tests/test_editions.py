@@ -69,3 +69,11 @@ def test_a_cell_left_in_english_is_not_a_translation():
     assert problems(english, edition) == ["cell a: not translated yet"]
     with pytest.raises(KeyError, match="sync"):
         translate(edition, english, "b", "代码")
+
+
+@pytest.mark.parametrize("path", ENGLISH, ids=lambda p: p.name)
+def test_every_chinese_notebook_links_the_glossary_at_the_top(path):
+    first = read(NOTEBOOKS / "zh" / path.name)["cells"][0]
+    text = "".join(first["source"]) if isinstance(first["source"], list) else first["source"]
+    assert "](../../docs/glossary.md)" in text, f"zh/{path.name}: its first cell should link docs/glossary.md"
+    assert (NOTEBOOKS.parent / "docs" / "glossary.md").is_file()
