@@ -8,7 +8,12 @@ and loaded back different). No model is loaded; the run takes a few seconds on 2
 
     .venv/bin/python benchmarks/hostile.py
 
-Deliberately left out: the server and the observers' redaction (their own benchmarks cover them).
+Round 3 (``hostile_round3.py``) adds client GBNF grammars, schema grammars, redaction's speed and its leaks
+(URL passwords, keys as dict keys), the server app in process (a fake model: refusals, then a plain request
+still answered), JSON Lines files that must be refused naming the line, and the RAG scans on 100 kB.
+
+Deliberately left out: the server under load and over real sockets, and redaction's full pattern list
+(benchmarks/serve.py and the unit tests cover them).
 """
 from __future__ import annotations
 
@@ -264,10 +269,11 @@ def model_file_cases(tmp: Path) -> list[Case]:
 
 
 def main() -> None:
+    from hostile_round3 import cases as round3_cases
     with tempfile.TemporaryDirectory() as d:
         tmp = Path(d)
         corpus = (parser_cases() + calculator_cases() + tool_cases() + native_cases() + storage_cases(tmp)
-                  + rag_cases(tmp) + llm_cases() + model_file_cases(tmp))
+                  + rag_cases(tmp) + llm_cases() + model_file_cases(tmp) + round3_cases(tmp))
         results = [(c, outcome(c)) for c in corpus]
     totals = Counter(r for _, r in results)
     print(f"inputs tried:        {len(results)}")
