@@ -14,7 +14,8 @@ tool schemas to the backend and reads ``Completion.tool_calls``. With ``constrai
 the backend ``supports_grammar``, e.g. ``LocalLLM``) each reply is decoded under a grammar: the ReAct
 step from ``react_grammar``, a native call from the backend's ``tool_call_grammar``; parse-and-repair
 stays for backends that cannot constrain. A final answer goes through the agent's answer policies
-(``policies.py``: none by default; chapter 06's ``translate_answer`` is one). A tool that asks for it gets the
+(``policies.py``: none by default; chapter 06's ``translate_answer`` is one). An answer that copies a tool's error message is
+sent back once; a second one ends the run with a plain refusal (``tool_errors.py``). A tool that asks for it gets the
 run's ``RunContext`` (question, run id, step, deadline). Every happening is an event (``events.py``); each
 finished step is emitted whole as ``StepFinished``. Settings live in ``agent.config``; ``agent.max_steps``
 reads and writes it there.
@@ -48,6 +49,7 @@ from .config import AgentConfig
 from .model_call import complete
 from .native import NATIVE_SYSTEM_PROMPT, clean_completion, native_reminder, read_native
 from .policies import AnswerContext, AnswerPolicy, apply_policies
+from .tool_errors import RETRY, copies_tool_error, echoes_retry, refusal
 from .steps import RunResult, Step, ToolUse
 
 
@@ -63,6 +65,7 @@ class _Run:
     format_errors: int = 0                               # consecutive
     repeats: int = 0
     answer_now: bool = False                             # after a repeated call: the next reply must answer
+    error_retried: bool = False                          # an answer that copied a tool's error was sent back once
     seen: dict[tuple, str] = field(default_factory=dict)  # (tool, input) -> first observation
     calls: int = 0                                       # model calls made for the step in progress
     result: RunResult | None = None
@@ -311,9 +314,15 @@ class Agent:
         return Step(index, "action", c.text or "", "", uses, native=True)
 
     def _final(self, index: int, reply: str, answer: str, thought: str) -> Step:
+        r = self._state()
+        failed = [u for s in r.steps for u in s.tool_uses if not u.ok]
+        copied = failed and copies_tool_error(answer, [u.observation for u in failed])
+        if copied or (r.error_retried and echoes_retry(answer)):  # an error is never the answer (tool_errors.py)
+            if not r.error_retried:
+                r.error_retried = True
+                return self._format_error(r, index, reply, "the answer copies a tool's error message", RETRY)
+            answer = refusal([u.tool for u in failed])
         if self.answer_policies:  # the reply keeps what the model wrote; the answer is what the policies made of it
-            r = self._state()
-
             def ask(messages: list[Message], purpose: str = "policy", **kwargs: Any) -> Completion | None:
                 return None if self._out_of_time() else self._complete(index, messages, purpose, **kwargs)[0]
             context = AnswerContext(r.question, r.run_id, index, self.constrained, ask)

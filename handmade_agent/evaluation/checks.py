@@ -26,7 +26,7 @@ import unicodedata
 from collections import Counter
 from typing import Any, Iterable
 
-from ..agent import RunResult
+from ..agent import RunResult, copies_tool_error
 from ..rag import answer_script, needs_translation
 from .comparison import compare_ok
 
@@ -39,11 +39,6 @@ _THOUSANDS = re.compile(r"(?<=\d),(?=\d{3}(?!\d))")
 _DATE = re.compile(r"\d{4}\s*[-/.年]\s*\d{1,2}\s*[-/.月]\s*\d{1,2}\s*日?")
 # the rest of a range a number begins ("24-30 °C", "24 to 30 °C"): the unit after it is the first number's too
 _RANGE_TAIL = re.compile(r"\s*(?:-|–|—|~|to|至|到)\s*-?\d+(?:\.\d+)?")
-# how ToolRegistry.call words every failure ("Error: calculator: unknown name '北京'"), and that label put into
-# Chinese by translate_answer ("错误：…"); a quote, a bullet or a copied "Observation:" before it is the same copy
-_TOOL_ERROR = re.compile(r"^[^\w\n]{0,4}(?:(?:final answer|observation|answer|最终答案|答案|观察)\s*:\s*)?(?:error|错误)\s*:",
-                         re.I | re.M)
-_ERROR_LINE = re.compile(r"^[^\w\n]{0,4}(?:error|错误)\s*:\s*(.+)$", re.I | re.M)
 # a refusal word said by someone refusing: "I cannot", "sorry, can't", "我不能"; said of something else it is a
 # claim ("CA981 cannot be late")
 _PERSONAL = re.compile(r"\b(?:cannot|can ?not|can't|could not|couldn't|unable|not able|not sure|don't know|do not know|"
@@ -75,22 +70,13 @@ def numbers_in(text: str | None) -> list[float]:
 
 
 def tool_error_text(answer: str | None, errors: Iterable[str] = ()) -> bool:
-    """Is the answer a tool's error message: a line that starts with the registry's "Error:" (or 错误：, or
-    after a copied "Observation:"), or the message of one of ``errors`` (the run's failed tool results, as
-    ``failed_results`` gives them) copied without its label? The word "error" inside a sentence is not one.
+    """Is the answer a tool's error message (``agent.copies_tool_error``: a line labelled "Error:"/"错误：", or the
+    head of one of ``errors``, the run's failed tool results, copied without its label)?
 
     >>> tool_error_text("Error: calculator: unknown name '北京'"), tool_error_text("a calibration error: recalibrate")
     (True, False)
     """
-    text = normalized(answer).lower()
-    return bool(_TOOL_ERROR.search(text)) or any(message in text for message in _error_messages(errors))
-
-
-def _error_messages(errors: Iterable[str]) -> list[str]:
-    """The first clause of each "Error: …" message in ``errors``, without its label, if long enough to be no
-    accident (12 characters or more; 40 at most, so an answer that copied only the start is caught)."""
-    found = [m.group(1) for error in errors for m in _ERROR_LINE.finditer(normalized(error).lower())]
-    return [head for head in (re.split(r"[;.]\s", message)[0].strip()[:40] for message in found) if len(head) >= 12]
+    return copies_tool_error(normalized(answer), errors)
 
 
 def refused(answer: str | None) -> bool:
