@@ -144,7 +144,7 @@ def main(argv: list[str] | None = None) -> int:
     sp.add_argument("--port", type=int, default=8080)
     sp.add_argument("--n-ctx", type=int, default=4096)
     sp.add_argument("--model", default=None, help=f"which local model: {model_names()} "
-                                                  "(default: $HANDMADE_AGENT_LOCAL_MODEL, else the 0.5B)")
+                                                  "(default: $HANDMADE_AGENT_LOCAL_MODEL, else the 1.5B)")
     sp.add_argument("--gguf", default=None, help="a GGUF file to load instead of that model's own file")
     sp.add_argument("--queue-limit", type=int, default=16, help="requests waiting at most; more get 503")
     sp.add_argument("--api-key", default=None,
@@ -152,7 +152,7 @@ def main(argv: list[str] | None = None) -> int:
     sp = sub.add_parser("fetch-model", help="find or assemble the local model and verify its sha256")
     sp.add_argument("--verify", action="store_true", help="hash the file even if its size and stamp match")
     sp.add_argument("--model", default=None, help=f"which local model: {model_names()} "
-                                                  "(default: $HANDMADE_AGENT_LOCAL_MODEL, else the 0.5B)")
+                                                  "(default: $HANDMADE_AGENT_LOCAL_MODEL, else the 1.5B)")
     sp = sub.add_parser("cache", help="show or clear the prefix cache (saved KV states of prompt prefixes); "
                                       "info also shows which models are in the cache")
     sp.add_argument("action", choices=["info", "clear"])

@@ -21,7 +21,7 @@ GUARDED = "llama_cpp"  # llama-cpp-python: importing any part of it loads the co
 
 @pytest.fixture(scope="session")
 def local_llm():
-    """The real local model (Qwen2.5-Coder-0.5B-Instruct through llama-cpp-python), greedy, seed 0."""
+    """The real local model (the default model, Qwen2.5-Coder-1.5B-Instruct, through llama-cpp-python), greedy, seed 0."""
     from handmade_agent.local import LocalLLM
     return LocalLLM()
 

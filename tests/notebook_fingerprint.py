@@ -68,8 +68,9 @@ def inputs(path: Path) -> dict[str, str]:
     data = [f for f in sorted((ROOT / "data").rglob("*")) if f.is_file()
             and (f.name in text or f.relative_to(ROOT / "data").parts[0] in text)]
     out = {str(f.relative_to(ROOT)): sha(f) for f in files + data}
-    from handmade_agent.local.files import QWEN_CODER_05B
-    out["model:" + QWEN_CODER_05B.filename] = QWEN_CODER_05B.sha256[:16]
+    from handmade_agent.local import model_spec
+    spec = model_spec()  # the model the outputs came from: the default, or HANDMADE_AGENT_LOCAL_MODEL's
+    out["model:" + spec.filename] = spec.sha256[:16]
     return out
 
 

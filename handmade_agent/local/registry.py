@@ -67,8 +67,10 @@ QWEN_CODER_15B = ModelSpec(
 )
 
 MODELS: dict[str, ModelSpec] = {s.name: s for s in (QWEN_CODER_05B, QWEN_CODER_15B)}
-# The 0.5B stays the default until the evaluation suite has measured the 1.5B on the course's machines.
-DEFAULT_MODEL = "qwen2.5-coder-0.5b"
+# Chosen by the evaluation suite (react+c, the same 40 tasks, this 2-core machine): the 1.5B solves 31/40
+# against the 0.5B's 17/40 at 2.2x the time per task. The 0.5B stays as the small option (8 GB laptops, a
+# classroom server for many students): HANDMADE_AGENT_LOCAL_MODEL=0.5b.
+DEFAULT_MODEL = "qwen2.5-coder-1.5b"
 
 
 def model_spec(name: str | ModelSpec | None = None) -> ModelSpec:

@@ -53,8 +53,8 @@ class Example:
     kept: bool = False  # in the fixed set, sent when there is no question to choose for
 
 
-KUNMING_TOMORROW = "昆明 (Kunming), tomorrow: Showers / 阵雨, 13-21 °C, humidity 80%, wind SW 8 km/h, chance of rain 70%"
-KUNMING_TODAY = "昆明 (Kunming), today: Sunny / 晴, 12-23 °C, humidity 45%, wind W 10 km/h, chance of rain 5%"
+KUNMING_TOMORROW = "昆明 (Kunming), tomorrow: Showers / 阵雨, low 13 °C, high 21 °C, humidity 80%, wind SW 8 km/h, chance of rain 70%"
+KUNMING_TODAY = "昆明 (Kunming), today: Sunny / 晴, low 12 °C, high 23 °C, humidity 45%, wind W 10 km/h, chance of rain 5%"
 
 EXAMPLES: list[Example] = [
     Example("What is (17 + 25) * 3 - 4?",
@@ -69,21 +69,22 @@ EXAMPLES: list[Example] = [
             [Call("Plan: 1. add 45 days to 2024-03-01.",
                   "add_days", {"date": "2024-03-01", "days": 45}, "2024-03-01 + 45 days = 2024-04-15 (Monday, 星期一)")],
             "All 1 steps done.", "It is 2024-04-15, a Monday (星期一).", kept=True),
-    Example("Is 广州 warmer today than 杭州 tomorrow?",
-            [Call("Plan: 1. 广州 today 2. 杭州 tomorrow. Step 1: 广州 today.", "get_weather",
+    Example("Is 广州 warmer than 杭州 today?",
+            [Call("Plan: 1. 广州 today 2. 杭州 today. Step 1: 广州 today.", "get_weather",
                   {"city": "广州", "date": "today"},
-                  "广州 (Guangzhou), today: Rain / 雨, 17-22 °C, humidity 90%, chance of rain 85%"),
-             Call("Step 2: 杭州 tomorrow.", "get_weather", {"city": "杭州", "date": "tomorrow"},
-                  "杭州 (Hangzhou), tomorrow: Sunny / 晴, 24-31 °C, humidity 45%, chance of rain 5%")],
-            "All 2 steps done; 31 °C is more than 22 °C.",
-            "No: 杭州 tomorrow (24-31 °C, Sunny) is warmer than 广州 today (17-22 °C, Rain).", kept=True),
+                  "广州 (Guangzhou), today: Rain / 雨, low 17 °C, high 22 °C, humidity 90%, chance of rain 85%"),
+             Call("Step 2: 杭州 today.", "get_weather", {"city": "杭州", "date": "today"},
+                  "杭州 (Hangzhou), today: Sunny / 晴, low 24 °C, high 31 °C, humidity 45%, chance of rain 5%")],
+            "All 2 steps done. Highs: 广州 22 °C, 杭州 31 °C. The higher one is 31 °C: 杭州.",
+            "No, 杭州 is warmer today: its high is 31 °C, against 22 °C in 广州.", kept=True),
     Example("成都明天和西安今天哪个更干燥？",
             [Call("Plan: 1. 成都 tomorrow 2. 西安 today. Step 1: 成都 tomorrow.", "get_weather",
                   {"city": "成都", "date": "tomorrow"},
-                  "成都 (Chengdu), tomorrow: Overcast / 阴, 19-26 °C, humidity 75%, chance of rain 30%"),
+                  "成都 (Chengdu), tomorrow: Overcast / 阴, low 19 °C, high 26 °C, humidity 75%, chance of rain 30%"),
              Call("Step 2: 西安 today.", "get_weather", {"city": "西安", "date": "today"},
-                  "西安 (Xi'an), today: Sunny / 晴, 16-29 °C, humidity 30%, chance of rain 0%")],
-            "All 2 steps done; 30% is less than 75%.", "西安今天更干燥：湿度 30%，成都明天 75%。"),
+                  "西安 (Xi'an), today: Sunny / 晴, low 16 °C, high 29 °C, humidity 30%, chance of rain 0%")],
+            "All 2 steps done. Humidity: 成都 tomorrow 75%, 西安 today 30%. The lower one is 30%: 西安 today.",
+            "西安今天更干燥：湿度 30%，成都明天 75%。"),
     # chosen per question (choice.py): one or two per toolbox tool, English and Chinese; invented cities and
     # numbers that no evaluation task uses, so an example can never hand the model an answer
     Example("A coat costs 240 dollars and is reduced by 35 percent. What does it cost now?",
@@ -123,7 +124,7 @@ EXAMPLES: list[Example] = [
             "All 1 steps done.", "250 K = -23.15 °C。"),
     Example("昆明明天会下雨吗，气温多少？",
             [Call("Plan: 1. 昆明 tomorrow.", "get_weather", {"city": "昆明", "date": "tomorrow"}, KUNMING_TOMORROW)],
-            "All 1 steps done.", "昆明明天阵雨，13-21 °C，湿度 80%，降雨概率 70%。"),
+            "All 1 steps done.", "昆明明天阵雨，最低 13 °C，最高 21 °C，湿度 80%，降雨概率 70%。"),
     Example("What is today's low in Kunming in Fahrenheit?",
             [Call("Plan: 1. Kunming today 2. convert the low to F. Step 1: Kunming today.", "get_weather",
                   {"city": "Kunming", "date": "today"}, KUNMING_TODAY),

@@ -65,7 +65,7 @@ def make_weather_tool(path: str | Path = WEATHER_FILE) -> Tool:
             raise ToolError(f"unknown city {city!r}. Known cities: {known}.")
         info, day = cities[key], cities[key][date]
         return (f"{key} ({info['name_en']}), {date}: {day['condition']} / {day['condition_zh']}, "
-                f"{day['low_c']}-{day['high_c']} °C, humidity {day['humidity']}%, wind {day['wind']}, "
+                f"low {day['low_c']} °C, high {day['high_c']} °C, humidity {day['humidity']}%, wind {day['wind']}, "
                 f"chance of rain {day['rain_chance']}%")
     return get_weather
 
