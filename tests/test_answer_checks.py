@@ -108,3 +108,10 @@ def test_an_answer_that_states_a_fact_is_no_refusal(answer):
 ])
 def test_a_refusal_may_apologise_and_point_elsewhere(answer):
     assert refused(answer) and check_answer(answer, {"refuse": True, "allowed_numbers": [981]})
+
+
+def test_a_chinese_date_written_with_spaces_is_the_same_date():
+    checker = {"any": ["2024-08-28", "2024年8月28日", "8月28日"]}
+    assert check_answer("100 天后是 2024 年 8 月 28 日，星期三。", checker)
+    assert not check_answer("100 天后是 2024 年 8 月 29 日。", checker)
+    assert not check_answer("2024 年 18 月 28 日", checker)  # 18月28日 holds no 8月28日 either

@@ -42,13 +42,17 @@ def test_all_any_none_and_an_empty_answer():
 
 @pytest.mark.parametrize("answer", ["I'm sorry, I can't see live stock prices.", "I don't know.",
                                     "I am unable to check.", "There is no tool for flight status.",
+                                    "No flight status available for that flight today.",
+                                    "I cannot answer this: none of my tools gives prices.",
                                     "我无法查询实时股价。", "我不知道。", "我没有查询航班的工具。", "这个我不能回答。"])
 def test_refusals_in_english_and_chinese(answer):
     assert refused(answer) and check_answer(answer, {"refuse": True})
 
 
 @pytest.mark.parametrize("answer", ["The share price is 189 dollars.", "Paris", "航班准点。", None,
-                                    "I cannot be sure, but it is about 189 dollars."])
+                                    "I cannot be sure, but it is about 189 dollars.",
+                                    "No delay is expected; seats are available.", "No, CA981 is on time.",
+                                    "None of my tools was needed: it is 189 dollars."])
 def test_an_answer_that_states_a_fact_is_no_refusal(answer):
     assert not check_answer(answer, {"refuse": True, "allowed_numbers": [981]})
 

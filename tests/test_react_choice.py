@@ -8,7 +8,7 @@ from handmade_agent.agent import Agent
 from handmade_agent.evaluation.tasks import load_tasks
 from handmade_agent.llm import ScriptedLLM
 from handmade_agent.react.choice import bigrams, choose_examples
-from handmade_agent.react.examples import EXAMPLES, GENERIC
+from handmade_agent.react.examples import EXAMPLES, GENERIC, NO_TOOL, REFUSED
 from handmade_agent.toolbox import default_registry, make_date_tools
 
 TOOLS = list(default_registry(today=datetime.date(2024, 5, 20)))
@@ -42,7 +42,7 @@ def test_the_agent_sends_the_examples_chosen_for_its_question():
     agent.run("2030年3月9日是星期几？")
     sent = [m.content for m in agent.messages()]
     assert "2027年10月1日那天星期几？" in sent  # the Chinese weekday example
-    assert "Is 广州 warmer today than 杭州 tomorrow?" not in sent  # the fixed default's comparison is not
+    assert "Is 厦门 warmer than 青岛 today?" not in sent  # the fixed default's comparison is not
     assert agent.prompt_messages() != agent.prompt_messages("2030年3月9日是星期几？")
 
 
@@ -68,3 +68,32 @@ def test_no_example_hands_over_the_numbers_of_an_evaluation_task():
             theirs = set(number.findall(t.question))
             telling = len(theirs) > 1 or any(float(x) >= 100 for x in theirs)  # "45 days" alone is not an answer
             assert not (telling and theirs <= mine), f"example {e.question!r} holds every number of {t.id}"
+
+
+def test_next_to_the_tool_examples_go_one_answered_without_a_tool_and_one_refused():
+    chosen = choose_examples("腾讯现在的股价是多少？", TOOLS)
+    assert [bool(e.calls) for e in chosen] == [True, True, False, False]
+    assert chosen[2] in NO_TOOL and chosen[3] in REFUSED
+    assert chosen[3].question == "现在上海到北京的高铁还有票吗？"  # the one in the question's script
+    assert choose_examples("What is the share price of Apple?", TOOLS)[3].question.startswith("What is the price")
+    assert all(e.calls for e in choose_examples("腾讯现在的股价是多少？", TOOLS, no_tool=False))
+
+
+def test_examples_without_a_call_never_go_alone():
+    from handmade_agent.tools import tool
+
+    @tool
+    def tide(port: str) -> str:
+        """High tide time at a port."""
+        return "06:12"
+
+    assert choose_examples("Who painted the Mona Lisa?", [tide]) == []
+    sent = [m.content for m in Agent(ScriptedLLM([]), [tide]).prompt_messages("Who painted the Mona Lisa?")]
+    assert NO_TOOL[0].question not in sent and GENERIC[0].question in sent
+
+
+def test_the_agent_sends_the_refused_example_before_the_tool_examples():
+    sent = [m.content for m in Agent(ScriptedLLM([]), TOOLS).prompt_messages("Is flight CA981 on time?")]
+    closest = choose_examples("Is flight CA981 on time?", TOOLS)[0]
+    refused, tool_example = sent.index(REFUSED[0].question), sent.index(closest.question)
+    assert refused < tool_example  # the closest tool example stays next to the question

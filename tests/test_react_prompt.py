@@ -112,7 +112,7 @@ def test_the_default_prompt_matches_its_golden_file():
 
 
 @pytest.mark.model  # counted by the model's own tokenizer: it loads the model
-def test_the_default_prompt_fits_in_800_tokens(local_llm):
+def test_the_default_prompt_fits_in_its_token_budget(local_llm):
     """Every token of it is prefilled on a cold start (~15 s per 1,000 here): counted as the model sees it,
     through its chat template and tokenizer, for the fixed default and for every question of the suite
     (the examples are chosen per question)."""
@@ -122,7 +122,10 @@ def test_the_default_prompt_fits_in_800_tokens(local_llm):
     tools_for = TaskTools()
     count = lambda messages: local_llm.count_tokens(local_llm.format_prompt(messages))  # noqa: E731
     fixed = count(Agent(local_llm, default_registry(today=datetime.date(2024, 5, 20))).prompt_messages())
-    assert 500 < fixed <= 800, f"the default ReAct prompt has {fixed} tokens; the budget is 800"
+    # 800 on the 0.5B; the 1.5B's weather results say "low 14 °C, high 27 °C" (it compared a low with a high in
+    # "14-27 °C") and the examples next to a question include one answered without a tool and one refused
+    # (refusals 0/4 -> 4/4 on the suite), so 850 for the fixed prompt and 950 with the examples of any question
+    assert 500 < fixed <= 850, f"the default ReAct prompt has {fixed} tokens; the budget is 850"
     sizes = {t.id: count(Agent(local_llm, tools_for(t.tools)).prompt_messages(t.question)) for t in load_tasks()}
     worst = max(sizes, key=sizes.get)
-    assert sizes[worst] <= 800, f"with the examples chosen for {worst} the prompt has {sizes[worst]} tokens"
+    assert sizes[worst] <= 950, f"with the examples chosen for {worst} the prompt has {sizes[worst]} tokens"

@@ -36,6 +36,7 @@ TOLERANCE = 0.05
 # the number pattern keeps "14-27 °C" as 14 and 27: a minus sign right after a digit is a range's dash
 _NUMBER = re.compile(r"(?<![\d.])-?\d+(?:\.\d+)?")
 _THOUSANDS = re.compile(r"(?<=\d),(?=\d{3}(?!\d))")
+_DATE_SPACES = re.compile(r"(?<=\d)\s+(?=[年月日号])|(?<=[年月])\s+(?=\d)")
 _DATE = re.compile(r"\d{4}\s*[-/.年]\s*\d{1,2}\s*[-/.月]\s*\d{1,2}\s*日?")
 # the rest of a range a number begins ("24-30 °C", "24 to 30 °C"): the unit after it is the first number's too
 _RANGE_TAIL = re.compile(r"\s*(?:-|–|—|~|to|至|到)\s*-?\d+(?:\.\d+)?")
@@ -46,6 +47,7 @@ _PERSONAL = re.compile(r"\b(?:cannot|can ?not|can't|could not|couldn't|unable|no
 _SPEAKER = re.compile(r"\b(?:i|we|sorry|unfortunately)\b|我|抱歉|对不起|很遗憾|不好意思", re.I)
 # refusals that need no speaker: "there is no tool for flights", "无法查询"
 _IMPERSONAL = re.compile(r"\bno (?:tool|way|access|information|data)\b|\bnot available\b|\bno real-time\b"
+                         r"|\bno [\w ]{1,30} (?:is |are )?available\b|\bnone of (?:my|the|our) tools\b"
                          r"|无法|没办法|没有办法|查不到|无从|没有.{0,12}(?:工具|信息|数据|权限)", re.I)
 # an apology, and a pointer elsewhere: they belong to a refusal and claim nothing
 _APOLOGY = re.compile(r"^\W*(?:(?:i'm |i am )?(?:very |so )?sorry|i apologi[sz]e|unfortunately|抱歉|对不起|很遗憾|不好意思)\W*",
@@ -59,8 +61,10 @@ _CLAUSE_END = re.compile(r"(?<!\d)[.:](?!\d)|[!?。！？;；\n]")
 
 
 def normalized(text: str | None) -> str:
-    """``text`` with full-width forms made ASCII, thousands separators dropped and 零下 as a minus sign."""
+    """``text`` with full-width forms made ASCII, thousands separators dropped, 零下 as a minus sign and no spaces
+    inside a Chinese date."""
     text = unicodedata.normalize("NFKC", text or "").replace("−", "-")
+    text = _DATE_SPACES.sub("", text)  # "2024 年 8 月 28 日" is written 2024年8月28日 in a checker
     return re.sub(r"零下\s*", "-", _THOUSANDS.sub("", text))
 
 

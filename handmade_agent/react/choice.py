@@ -1,6 +1,6 @@
 """Which worked examples a question gets: the ones that look most like it.
 
-A 0.5B model copies its worked examples far more than it reads tool descriptions. Shown only a
+A small model copies its worked examples far more than it reads tool descriptions. Shown only a
 weather comparison, it calls the weather tool for "what weekday is 2025-12-25?"; shown how to
 add days to a date, it adds days when asked how many days lie between two dates. So the agent
 does not send one fixed set: ``choose_examples(question, tools)`` scores every toolbox example
@@ -8,7 +8,9 @@ whose tools the registry has and sends the best two. The score adds two overlaps
 pairs (bigrams; they work for Chinese without a tokenizer, and digits count as one symbol so
 dates and prices match each other): the question against the example's question, and the
 question against the name and description of the tool the example calls first. At most one
-chosen example has several calls, which keeps the prompt within 800 tokens.
+chosen example has several calls. Before them (farthest from the question) go the closest example of
+``NO_TOOL`` (answered without a tool) and of ``REFUSED`` (refused: no tool gives the facts), about 40 tokens
+each, never without a tool example; a question's prompt stays within 950 tokens.
 
 Measured on the evaluation suite (``benchmarks``/README), the chosen pair beat the fixed one; the
 cost is a prompt prefix that differs between kinds of question (each is cached on disk once seen).
@@ -24,7 +26,7 @@ from __future__ import annotations
 import re
 from typing import Any, Sequence
 
-from .examples import Example, example_pool, usable
+from .examples import NO_TOOL, REFUSED, Example, example_pool, usable
 
 
 def bigrams(text: str) -> set[str]:
@@ -37,17 +39,29 @@ def _overlap(a: set[str], b: set[str]) -> float:
     return len(a & b) / (len(a | b) or 1)
 
 
+_CJK = re.compile(r"[\u4e00-\u9fff]")
+
+
 def choose_examples(question: str, tools: Sequence[Any], n: int = 2,
-                    pool: Sequence[Example] | None = None) -> list[Example]:
+                    pool: Sequence[Example] | None = None, no_tool: bool = True) -> list[Example]:
     """The ``n`` examples of ``pool`` (default: the toolbox's and those the tools bring) that fit ``tools``
     and look most like ``question`` (best first)."""
     pool = example_pool(tools) if pool is None else pool
     described = {t.name: bigrams(t.name.replace("_", " ") + " " + (t.description or "").split("\n")[0]) for t in tools}
     q = bigrams(question)
-    fit = [e for e in pool if usable(e, list(tools))]
+    fit = [e for e in pool if usable(e, list(tools)) and e.calls]
     ranked = sorted(fit, key=lambda e: -(_overlap(q, bigrams(e.question)) + _overlap(q, described[e.calls[0].tool])))
     chosen: list[Example] = []
     for e in ranked:  # at most one example of several calls: two of them cost ~700 tokens, over the budget
         if len(chosen) < n and not (len(e.calls) > 1 and any(len(c.calls) > 1 for c in chosen)):
             chosen.append(e)
-    return chosen
+    if not chosen or not no_tool:
+        return chosen
+    # farthest from the question: one answered without a tool, one refused (about 40 tokens each)
+    return [*chosen, *(max(group, key=lambda e: _score(q, e)) for group in (NO_TOOL, REFUSED))]
+
+
+def _score(q: set[str], example: Example) -> float:
+    """Bigram overlap of the question with the example's, plus a little when both are written in the same script."""
+    same_script = (_CJK.search("".join(q)) is None) == (_CJK.search(example.question) is None)
+    return _overlap(q, bigrams(example.question)) + 0.01 * same_script

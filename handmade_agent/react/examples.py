@@ -6,11 +6,11 @@ them either as text inside the system prompt or as chat turns, in exactly
 the form the agent's own history takes. An example is used only if the
 registry has every tool it calls, with every argument it passes.
 
-The style is tuned on the 0.5B local model: the first thought writes a
-numbered plan ("Plan: 1. ... 2. ..."), each later thought names the next plan
-step, and the answer copies the tool results it relies on word for word.
-Small models follow a plan they wrote themselves far better than they
-decide, after each result, what is still missing.
+The style was tuned on the course's first model, the 0.5B, and kept for the 1.5B: the first thought writes
+a numbered plan ("Plan: 1. ... 2. ..."), each later thought names the next plan step, and the answer copies
+the tool results it relies on word for word. Small models follow a plan they wrote themselves far better
+than they decide, after each result, what is still missing. A comparison's final thought names both
+figures and "the higher one" (without it the 1.5B answered which city is warmer from nothing).
 
 A tool can bring its own worked example (``Tool.example``: an ``Example`` or a dict of its fields);
 ``example_pool(tools)`` adds the examples of the tools offered to this chapter's, so a later chapter's tool
@@ -23,7 +23,10 @@ fit come with ``AgentConfig(toolbox_examples=True)``. ``GENERIC`` holds tool-agn
 (their one tool, ``train_time``, is described in the system prompt): sent when no toolbox example
 fits the registry, e.g. for a learner's own tools; measured on the course's everyday tasks they
 lost to toolbox examples (the 0.5B model copied "The train from ..." into date answers).
-A refusal example (no tool fits: say so) made the model refuse every task, so there is none.
+``NO_TOOL`` and ``REFUSED`` hold examples without a call: one answered from what the model knows, one
+refused because it needs facts no tool gives. Sent alone (in the fixed set) a refusal example made the 0.5B
+refuse every task; sent with the 1.5B next to the two tool examples, it took refusals on the suite from 0/4
+to 4/4 (react+c ``--limit 40``, two runs: 33/40 and 32/40 in all).
 
 Deliberately left out: examples that solve the course's own notebook tasks.
 
@@ -69,22 +72,22 @@ EXAMPLES: list[Example] = [
             [Call("Plan: 1. add 45 days to 2024-03-01.",
                   "add_days", {"date": "2024-03-01", "days": 45}, "2024-03-01 + 45 days = 2024-04-15 (Monday, 星期一)")],
             "All 1 steps done.", "It is 2024-04-15, a Monday (星期一).", kept=True),
-    Example("Is 广州 warmer than 杭州 today?",
-            [Call("Plan: 1. 广州 today 2. 杭州 today. Step 1: 广州 today.", "get_weather",
-                  {"city": "广州", "date": "today"},
-                  "广州 (Guangzhou), today: Rain / 雨, low 17 °C, high 22 °C, humidity 90%, chance of rain 85%"),
-             Call("Step 2: 杭州 today.", "get_weather", {"city": "杭州", "date": "today"},
-                  "杭州 (Hangzhou), today: Sunny / 晴, low 24 °C, high 31 °C, humidity 45%, chance of rain 5%")],
-            "All 2 steps done. Highs: 广州 22 °C, 杭州 31 °C. The higher one is 31 °C: 杭州.",
-            "No, 杭州 is warmer today: its high is 31 °C, against 22 °C in 广州.", kept=True),
-    Example("成都明天和西安今天哪个更干燥？",
-            [Call("Plan: 1. 成都 tomorrow 2. 西安 today. Step 1: 成都 tomorrow.", "get_weather",
-                  {"city": "成都", "date": "tomorrow"},
-                  "成都 (Chengdu), tomorrow: Overcast / 阴, low 19 °C, high 26 °C, humidity 75%, chance of rain 30%"),
-             Call("Step 2: 西安 today.", "get_weather", {"city": "西安", "date": "today"},
-                  "西安 (Xi'an), today: Sunny / 晴, low 16 °C, high 29 °C, humidity 30%, chance of rain 0%")],
-            "All 2 steps done. Humidity: 成都 tomorrow 75%, 西安 today 30%. The lower one is 30%: 西安 today.",
-            "西安今天更干燥：湿度 30%，成都明天 75%。"),
+    Example("Is 厦门 warmer than 青岛 today?",
+            [Call("Plan: 1. 厦门 today 2. 青岛 today. Step 1: 厦门 today.", "get_weather",
+                  {"city": "厦门", "date": "today"},
+                  "厦门 (Xiamen), today: Rain / 雨, low 17 °C, high 22 °C, humidity 90%, chance of rain 85%"),
+             Call("Step 2: 青岛 today.", "get_weather", {"city": "青岛", "date": "today"},
+                  "青岛 (Qingdao), today: Sunny / 晴, low 24 °C, high 31 °C, humidity 45%, chance of rain 5%")],
+            "All 2 steps done. Highs: 厦门 22 °C, 青岛 31 °C. The higher one is 31 °C: 青岛.",
+            "No, 青岛 is warmer today: its high is 31 °C, against 22 °C in 厦门.", kept=True),
+    Example("兰州明天和拉萨今天哪个更干燥？",
+            [Call("Plan: 1. 兰州 tomorrow 2. 拉萨 today. Step 1: 兰州 tomorrow.", "get_weather",
+                  {"city": "兰州", "date": "tomorrow"},
+                  "兰州 (Lanzhou), tomorrow: Overcast / 阴, low 19 °C, high 26 °C, humidity 75%, chance of rain 30%"),
+             Call("Step 2: 拉萨 today.", "get_weather", {"city": "拉萨", "date": "today"},
+                  "拉萨 (Lhasa), today: Sunny / 晴, low 16 °C, high 29 °C, humidity 30%, chance of rain 0%")],
+            "All 2 steps done. Humidity: 兰州 tomorrow 75%, 拉萨 today 30%. The lower one is 30%: 拉萨 today.",
+            "拉萨今天更干燥：湿度 30%，兰州明天 75%。"),
     # chosen per question (choice.py): one or two per toolbox tool, English and Chinese; invented cities and
     # numbers that no evaluation task uses, so an example can never hand the model an answer
     Example("A coat costs 240 dollars and is reduced by 35 percent. What does it cost now?",
@@ -137,6 +140,21 @@ EXAMPLES: list[Example] = [
              Call("Step 2: convert the high, 21 °C, to F.", "convert_temperature",
                   {"value": 21, "from_unit": "C", "to_unit": "F"}, "21 °C = 69.8 °F")],
             "All 2 steps done.", "昆明明天最高 21 °C，即 69.8 °F。"),
+]
+
+# No tool fits: one answered from what the model knows, one refused because it needs facts no tool gives. The
+# agent sends one of each next to the tool examples (choice.py); they never go alone.
+NO_TOOL: list[Example] = [
+    Example("Who painted the Mona Lisa?", [], "No tool fits; this is general knowledge.",
+            "Leonardo da Vinci painted the Mona Lisa."),
+    Example("一年有几个季节？", [], "No tool fits; this is general knowledge.", "一年有四个季节：春、夏、秋、冬。"),
+]
+REFUSED: list[Example] = [
+    Example("What is the price of one gram of gold right now?", [],
+            "No tool fits: none gives prices, and I cannot know today's price.",
+            "I cannot answer this: none of my tools gives prices."),
+    Example("现在上海到北京的高铁还有票吗？", [], "No tool fits: none gives train tickets, and I cannot know them.",
+            "抱歉，我无法回答：我的工具查不到火车票。"),
 ]
 
 # The tool-agnostic examples: their tools are described inside them, so they teach the format for any

@@ -15,7 +15,7 @@ model copies from the latest message far more reliably than from older ones.
 ``STOP`` ends generation before the model can write an ``Observation:`` itself.
 
 Deliberately left out: per-model prompt variants; one prompt, tuned on the
-course's 0.5B model, is what every backend gets. Whole tool descriptions: only
+course's local models (first the 0.5B, now the 1.5B), is what every backend gets. Whole tool descriptions: only
 their first sentence is shown.
 
     >>> observation_text(["sunny", "rain"])
@@ -52,7 +52,7 @@ FORMAT_HELP = format_help()
 # every word here is prefilled on each cold start; "never the same call twice" went (the repeat guard enforces it)
 RULES = ("Rules: use a tool for every calculation and fact, one call at a time; its result comes back as "
          "'Observation: ...'. If no tool fits, give the Final Answer at once. The Final Answer answers the whole "
-         "question: compare when asked to compare, convert when asked to convert.")
+         "question: compare when asked to compare (and name both values), convert when asked to convert.")
 
 
 def observation_text(results: Sequence[str]) -> str:
@@ -139,9 +139,10 @@ def prompt_messages(registry: Any, few_shot: bool = True, toolbox_examples: bool
 
     Examples: with a ``question``, the two toolbox examples that fit these tools and look most like it
     (``choice.py``), the closer one last; without one, the ``kept`` ones that fit; all that fit with ``toolbox_examples``;
-    the tool-agnostic ones if none fits. No refusal example: measured, the 0.5B model then refused
-    every task (11/11), sent first or last; the rule "If no tool fits ..." stays. The tools follow in a second system message,
-    next to the question, so the start is shared by every registry with the same examples (prefix cache).
+    the tool-agnostic ones if none fits. With a question, one example answered without a tool and one refused
+    go first (``choice.py``); alone, a refusal example made the 0.5B model refuse every task (11/11). The tools
+    follow in a second system message, next to the question, so the start is shared by every registry with the
+    same examples (prefix cache).
     """
     tools = list(registry or [])
     if few_shot and question is not None and not toolbox_examples:
