@@ -3,7 +3,9 @@
 ``EvalConfig`` is one way to run the agent, named in short: ``react+c`` (text ReAct, constrained),
 ``native`` (the backend's tool calls, free), and suffixes that switch a part off: ``-examples``
 (no worked examples), ``-recap`` (observations without the earlier results), ``-guard`` (a
-repeated call runs again instead of being refused). ``run_task`` never raises for a task: an
+repeated call runs again instead of being refused). A prefix runs the loop inside a chapter-09 method:
+``plan+react+c`` plans first (``planning.PlanAndExecute``), ``reflect+react+c`` checks the answer by code and
+retries once (``planning.Reflection``). ``run_task`` never raises for a task: an
 exception becomes a failed outcome carrying its text. ``evaluate`` appends each outcome to a JSONL
 file as soon as it exists, so an interrupted run keeps what it did. Every configuration's agent
 runs the answer policy ``rag.translate_answer``, as the suite did when its figures were measured.
@@ -12,7 +14,7 @@ Deliberately left out: running tasks in parallel (one model, two CPU cores) and 
 failed task.
 
     >>> parse_configs("react+c,native-guard")[1]
-    EvalConfig(strategy='native', constrained=False, few_shot=True, recap_results=True, repeat_guard=False, max_steps=6)
+    EvalConfig(strategy='native', constrained=False, few_shot=True, recap_results=True, repeat_guard=False, max_steps=6, method='loop')
 """
 from __future__ import annotations
 
@@ -26,6 +28,7 @@ from typing import Any, Callable, Iterable
 from ..agent import Agent
 from ..errors import ConfigError
 from ..observers import json_line
+from ..planning import PlanAndExecute, Reflection
 from ..rag import translate_answer
 from ..redaction import redact_text
 from .checks import check_answer, failed_results, in_question_language, tools_called, trajectory_ok
@@ -33,9 +36,10 @@ from .tasks import Task
 from .toolsets import TaskTools
 
 SUFFIXES = {"-examples": "few_shot", "-recap": "recap_results", "-guard": "repeat_guard"}
-_NAME = re.compile(r"^(react|native)(\+c)?((?:-examples|-recap|-guard)*)$")
-VALID_FORMS = ("react | native, then +c for constrained decoding, then any of -examples -recap -guard "
-               "(each switches that part off), e.g. react+c, native, react+c-examples, react-recap-guard")
+METHODS = {"loop": Agent, "plan": PlanAndExecute, "reflect": Reflection}
+_NAME = re.compile(r"^(?:(plan|reflect)\+)?(react|native)(\+c)?((?:-examples|-recap|-guard)*)$")
+VALID_FORMS = ("optionally plan+ or reflect+, then react | native, then +c for constrained decoding, then any of -examples -recap -guard "
+               "(each switches that part off), e.g. react+c, native, react+c-examples, react-recap-guard, plan+react+c")
 
 
 @dataclass
@@ -47,24 +51,28 @@ class EvalConfig:
     recap_results: bool = True
     repeat_guard: bool = True
     max_steps: int = 6
+    method: str = "loop"  # or "plan", "reflect": the loop inside a chapter-09 method
 
     @property
     def name(self) -> str:
         off = "".join(s for s, f in SUFFIXES.items() if not getattr(self, f))
-        return f"{self.strategy}{'+c' if self.constrained else ''}{off}"
+        method = "" if self.method == "loop" else self.method + "+"
+        return f"{method}{self.strategy}{'+c' if self.constrained else ''}{off}"
 
     def agent_settings(self) -> dict[str, Any]:
         """The ``AgentConfig`` settings this configuration stands for."""
-        return asdict(self)
+        settings = asdict(self)
+        del settings["method"]
+        return settings
 
     @classmethod
     def parse(cls, name: str) -> "EvalConfig":
         """The configuration a short name stands for; ConfigError listing the valid forms otherwise."""
         m = _NAME.match(name.strip())
-        suffixes = re.findall(r"-[a-z]+", m.group(3)) if m else []
+        suffixes = re.findall(r"-[a-z]+", m.group(4)) if m else []
         if not m or len(suffixes) != len(set(suffixes)):
             raise ConfigError(f"Unknown configuration {name!r}. Valid forms: {VALID_FORMS}.")
-        return cls(m.group(1), bool(m.group(2)), **{SUFFIXES[s]: False for s in suffixes})
+        return cls(m.group(2), bool(m.group(3)), **{SUFFIXES[s]: False for s in suffixes}, method=m.group(1) or "loop")
 
 
 def parse_configs(names: str | Iterable[str]) -> list[EvalConfig]:
@@ -105,7 +113,8 @@ def run_task(llm: Any, task: Task, config: EvalConfig, tools_for: Callable[[str]
     t0 = time.perf_counter()
     try:
         # measured with the answer in the question's language since the suite began: the policy keeps figures comparable
-        agent = Agent(llm, tools_for(task.tools), answer_policies=[translate_answer], **config.agent_settings())
+        agent = METHODS[config.method](llm, tools_for(task.tools), answer_policies=[translate_answer],
+                                       **config.agent_settings())
         result = agent.run(task.question)
         answer = redact_text(result.answer) if result.answer is not None else None
         outcome.answer, outcome.stop_reason, outcome.steps = answer, result.stop_reason, len(result.steps)

@@ -1,0 +1,147 @@
+"""Reflection: answer, check the answer by code, and when a check fails, try once more with what was wrong.
+
+``Reflection(llm, tools).run(question)`` runs the chapter-03 loop, then each check in ``CHECKS`` — plain functions
+``check(question, result) -> problem or None`` that read the run's own records, no model: an answer exists; every
+figure in it comes from the question or a tool's result; a unit the question asks for is named; a comparison names
+a value for each side; the answer is in the question's script. On a problem the question goes to a fresh agent once
+more, with the earlier answer, what was wrong and the results already found (so the tools need not run again).
+The retry's answer is kept unless its own checks find more problems. The ``RunResult`` holds both runs' steps and
+tokens, so what reflection costs shows in every trace and in the suite's figures.
+
+Deliberately left out: a model grading the answer (notebook 08 measured the judge: agreement 0.38 on the 1.5B),
+more than ``retries`` tries, and checks that know the right answer (those are the suite's, not the agent's).
+
+    >>> problems("How warm is it in 北京?", RunResult(None, [], "max_steps"))
+    ['the run stopped without an answer (max_steps)']
+"""
+from __future__ import annotations
+
+import re
+import time
+from typing import Any, Callable, Iterable
+
+from ..agent import Agent, RunResult
+from ..agent import events as ev
+from ..rag import answer_script, needs_translation
+from ..tools import ToolRegistry
+from .plan import merged_result
+
+Check = Callable[[str, RunResult], "str | None"]
+_NUMBER = re.compile(r"(?<![\d.])-?\d+(?:\.\d+)?")
+_UNITS = {"°F": r"fahrenheit|°f|华氏", "K": r"kelvin|开尔文|(?<![a-z])k(?![a-z])", "°C": r"celsius|°c|摄氏"}
+_COMPARES = re.compile(r"\b(?:which|warmer|colder|hotter|higher|lower|more|less|compare)\b|哪|更|比较", re.I)
+
+
+def _numbers(text: str) -> list[float]:
+    return [float(x) for x in _NUMBER.findall((text or "").replace(",", "").replace("，", ""))]
+
+
+def _seen(x: float, figures: list[float]) -> bool:
+    return any(abs(x - y) < 0.051 or round(y) == x or round(y, 1) == x for y in figures)
+
+
+def _results(result: RunResult) -> list[str]:
+    return [u.observation for s in result.steps for u in s.tool_uses if u.ok]
+
+
+def answered(question: str, result: RunResult) -> str | None:
+    if result.stop_reason != "final_answer" or not (result.answer or "").strip():
+        return f"the run stopped without an answer ({result.stop_reason})"
+    return None
+
+
+def grounded_figures(question: str, result: RunResult) -> str | None:
+    """Every figure of the answer is in the question or a tool's result (a run that used no tool is not checked)."""
+    if not _results(result):
+        return None
+    figures = _numbers(question) + [x for text in _results(result) for x in _numbers(text)]
+    unseen = [x for x in _numbers(result.answer or "") if not _seen(x, figures)]
+    if unseen:
+        return (f"the answer gives {', '.join(f'{x:g}' for x in unseen)}, which no tool result shows; get each "
+                "figure from a tool (a conversion or a calculation is a tool call too) or leave it out")
+    return None
+
+
+def unit_named(question: str, result: RunResult) -> str | None:
+    answer = (result.answer or "").lower()
+    for unit, pattern in _UNITS.items():
+        if re.search(pattern, question.lower()) and not re.search(pattern, answer):
+            return f"the question asks for {unit}; give the figure with that unit"
+    return None
+
+
+def both_sides(question: str, result: RunResult) -> str | None:
+    """A comparison over two or more results must cite a figure from at least two of them."""
+    results = [set(_numbers(text)) for text in _results(result)]
+    if len(results) < 2 or not _COMPARES.search(question):
+        return None
+    said = _numbers(result.answer or "")
+    cited = sum(any(_seen(x, sorted(r)) for x in said) for r in results if r)
+    if cited < 2:
+        return "the question compares; name the value of each side, with its unit, and say which is higher"
+    return None
+
+
+def question_script(question: str, result: RunResult) -> str | None:
+    script = answer_script(question)
+    if result.answer and needs_translation(result.answer, script):
+        return f"answer in {'Chinese' if script == 'han' else 'English'}, the language of the question"
+    return None
+
+
+_CANNOT = re.compile(r"\b(?:cannot|can't|unable)\b|无法|不能", re.I)
+
+
+def _rank(found: list[str], answer: str | None) -> tuple[bool, bool, int]:
+    """Worst first: no answer at all, then "I cannot", then the number of problems."""
+    return (any(p.startswith("the run stopped") for p in found), bool(_CANNOT.search(answer or "")), len(found))
+
+
+CHECKS: list[Check] = [answered, grounded_figures, unit_named, both_sides, question_script]
+
+
+def problems(question: str, result: RunResult, checks: Iterable[Check] = CHECKS) -> list[str]:
+    """What the checks find wrong with ``result`` as an answer to ``question`` (empty: nothing)."""
+    return [p for check in checks if (p := check(question, result))]
+
+
+def retry_question(question: str, result: RunResult, found: list[str]) -> str:
+    """The question again, with the rejected answer, why it was rejected and the results already found."""
+    seen = "\n".join(f"- {u.tool}({u.input}): {u.observation}" for s in result.steps for u in s.tool_uses if u.ok)
+    return (f"{question}\n\nYour earlier answer was: {(result.answer or '(none)').strip()}\nIt was rejected: "
+            f"{'; '.join(found)}.\n" + (f"The tools already returned:\n{seen}\n" if seen else "") + "Answer again.")
+
+
+class Reflection:
+    """An agent that checks its answer by code and retries. Settings and ``answer_policies`` are the ``Agent``'s."""
+
+    def __init__(self, llm: Any, tools: ToolRegistry | Iterable, *, checks: Iterable[Check] = CHECKS,
+                 retries: int = 1, observers: Iterable[ev.Observer] = (), answer_policies: Iterable = (),
+                 **settings: Any):
+        self.llm, self.checks, self.retries, self.observers = llm, list(checks), retries, list(observers)
+        self.tools = tools if isinstance(tools, ToolRegistry) else ToolRegistry(tools)
+        self.answer_policies, self.settings = list(answer_policies), settings
+        self.last_problems: list[list[str]] = []  # what the checks found after each try
+
+    def agent(self) -> Agent:
+        return Agent(self.llm, self.tools, observers=self.observers, answer_policies=self.answer_policies,
+                     **self.settings)
+
+    def run(self, question: str) -> RunResult:
+        """Answer ``question``, checked and retried; never raises because of the model or a tool."""
+        t0 = time.perf_counter()
+        runs: list[RunResult] = []
+        self.last_problems, best = [], 0
+        while not runs or (self.last_problems[best] and len(runs) <= self.retries):
+            if runs:  # the best answer so far is the one sent back with its problems
+                so_far.answer = runs[best].answer
+            asked = question if not runs else retry_question(question, so_far, self.last_problems[best])
+            runs.append(self.agent().run(asked))
+            # a retry may answer from the results quoted to it: its figures are checked against every run's results
+            so_far = merged_result(question, runs, runs[-1].answer, runs[-1].stop_reason, [], t0)
+            self.last_problems.append(problems(question, so_far, self.checks))
+            # a tie keeps the later (it saw the problems); a retry that gives up does not replace an answer (measured:
+            # told its °F figure came from no tool, the 1.5B answered "none of my tools gives temperatures")
+            if _rank(self.last_problems[-1], runs[-1].answer) <= _rank(self.last_problems[best], runs[best].answer):
+                best = len(runs) - 1
+        return merged_result(question, runs, runs[best].answer, runs[best].stop_reason, [], t0)
