@@ -7,8 +7,10 @@ A committed notebook records one clean run (execution counts 1..n) and is stored
 JupyterLab writes, so opening it changes nothing: nbformat 4.5 with a stable id per cell, the
 kernel's own kernelspec and language_info, consecutive stream outputs merged (as the front end
 does), a newline at the end of the file. It keeps the widget state of its run (so a trusted, unrun
-notebook shows every panel) and the fingerprint of what produced its outputs
-(``notebook_fingerprint.py``). Personal metadata is dropped. A cell that raises stops the run and nothing is saved.
+notebook shows every panel), the fingerprint of what produced its outputs
+(``notebook_fingerprint.py``) and the clean run's wall time in whole seconds (``run_seconds``, which
+``tools/workshop_plan.py`` puts on the instructor's page). Personal metadata is dropped. A cell that raises
+stops the run and nothing is saved.
 """
 from __future__ import annotations
 
@@ -49,13 +51,19 @@ def kernel_metadata(name: str = "python3") -> dict:
             "language_info": dict(IPythonKernel.language_info)}
 
 
-def normalize(nb, fingerprint: dict | None = None) -> None:
-    """Put ``nb`` (an nbformat node) in the committed normal form, in place."""
-    old = nb.metadata.get("handmade_agent")
+def normalize(nb, fingerprint: dict | None = None, run_seconds: int | None = None) -> None:
+    """Put ``nb`` (an nbformat node) in the committed normal form, in place.
+
+    A pass without a fresh ``fingerprint`` / ``run_seconds`` (``--normalize``) keeps the recorded ones.
+    """
+    old = nb.metadata.get("handmade_agent") or {}
     nb.metadata = {k: v for k, v in nb.metadata.items() if k in KEEP_NB_METADATA}
     nb.metadata.update(kernel_metadata(nb.metadata.get("kernelspec", {}).get("name", "python3")))
-    if fingerprint or old:
+    if fingerprint or old.get("fingerprint"):
         nb.metadata["handmade_agent"] = {"fingerprint": fingerprint or old["fingerprint"]}
+        seconds = run_seconds if run_seconds is not None else old.get("run_seconds")
+        if seconds is not None:
+            nb.metadata["handmade_agent"]["run_seconds"] = int(seconds)
     widgets = nb.metadata.get("widgets", {}).get(WIDGET_STATE)
     if widgets is not None and not widgets.get("state"):
         nb.metadata.pop("widgets")  # no panel in this notebook: no empty state block
@@ -100,9 +108,10 @@ def execute(path: Path) -> None:
     client = NotebookClient(nb, timeout=1800, kernel_name="python3", store_widget_state=True,
                             resources={"metadata": {"path": str(path.parent)}})
     client.execute()
-    normalize(nb, inputs)
+    seconds = round(time.perf_counter() - t0)
+    normalize(nb, inputs, seconds)
     write(nb, path)
-    print(f"{path}: executed in {time.perf_counter() - t0:.0f} s")
+    print(f"{path}: executed in {seconds} s")
     sync_chinese_edition(path)
 
 

@@ -1,0 +1,78 @@
+"""The instructor's plan of a workshop is generated from the notebooks, and every part fits a 90-minute slot."""
+from __future__ import annotations
+
+import sys
+from pathlib import Path
+
+import pytest
+
+sys.path.insert(0, str(Path(__file__).resolve().parents[1] / "tools"))  # maintainer tooling, outside the package
+import workshop_plan as plan  # noqa: E402
+
+NOTEBOOKS = plan.notebooks()
+
+
+def markdown(text: str) -> dict:
+    return {"cell_type": "markdown", "metadata": {}, "source": text}
+
+
+def code(solution: bool = False) -> dict:
+    return {"cell_type": "code", "metadata": {"tags": ["solution"]} if solution else {}, "source": "x = 1",
+            "outputs": []}
+
+
+def test_the_committed_page_is_what_the_notebooks_give():
+    current = plan.PAGE.read_text(encoding="utf-8")
+    assert plan.main(["--check"]) == 0, "docs/instructor.md is stale: run python tools/workshop_plan.py --write"
+    head, rest = current.split(plan.START, 1)
+    stale = head + plan.START + "\n| `00_setup` | 42 s |\n" + plan.END + rest.split(plan.END, 1)[1]
+    assert plan.page(stale, NOTEBOOKS) == current  # a hand-typed table is replaced, nothing else changes
+
+
+@pytest.mark.parametrize("name", list(NOTEBOOKS))
+def test_every_part_fits_a_slot(name):
+    found = plan.sections(NOTEBOOKS[name])
+    for i, part in enumerate(plan.parts(found), 1):
+        minutes = sum(s.minutes for s in part)
+        assert minutes <= plan.SLOT, f"{name} part {i} ({plan.label(part)}) is about {minutes:.0f} min"
+
+
+def test_the_formula_on_a_tiny_notebook():
+    nb = {"metadata": {}, "cells": [
+        markdown("# Tiny\n" + "w " * 73),                       # 2 + 73 = 75 words before any section: 1 min
+        code(),                                                  # 0.25, counted with section 1
+        markdown("## 1. One\n" + "w " * 147),                   # 3 + 147 = 150 words: 2 min
+        code(), code(),                                          # 0.5
+        markdown("## Exercises\n" + "w " * 73 + "<details><summary>Hint</summary>\n" + "folded " * 500
+                 + "</details>"),                                # 2 + 73 = 75 words outside <details>: 1 min
+        code(solution=True), code(),                             # 6 + 0.5
+        markdown("## Interview questions\n**Q1. Why?**\n<details><summary>The longer answer</summary>\n"
+                 + "folded " * 300 + "</details>\n**Q2. How?**\n<details><summary>The longer answer</summary>\n"
+                 + "folded " * 300 + "</details>\n" + "w " * 68),  # 3 + 2 + 2 + 68 = 75 words: 1; 2 × 0.5
+    ]}
+    found = plan.sections(nb)
+    assert [(s.number, s.title) for s in found] == [("1", "One"), (None, "Exercises"), (None, "Interview questions")]
+    assert [s.minutes for s in found] == [1 + 0.25 + 2 + 0.5, 1 + 6 + 0.5, 1 + 2 * 0.5]
+    assert plan.time_line(plan.parts(found)) == "Time: about 15 min in one slot"  # 13.75 min, to the nearest 5
+
+
+def test_a_150_minute_notebook_becomes_two_parts_and_no_section_is_split():
+    cells = []
+    for number in ("1", "2", "3"):  # 160 code cells: 40 min, and 3 heading words
+        cells += [markdown(f"## {number}. Part\n")] + [code() for _ in range(160)]
+    cells += [markdown("## Exercises\n")] + [code(solution=True) for _ in range(4)] + [code() for _ in range(20)]  # 30
+    found = plan.sections({"metadata": {}, "cells": cells})
+    assert sum(s.minutes for s in found) == pytest.approx(150, abs=0.2)
+    packed = plan.parts(found)
+    assert [[s.number or s.title for s in part] for part in packed] == [["1", "2"], ["3", "Exercises"]]
+    assert [s for part in packed for s in part] == found  # every section whole, once, in order
+    assert all(sum(s.minutes for s in part) <= plan.SLOT for part in packed)
+    assert plan.time_line(packed) == ("Time: two slots — part 1 (sections 1–2) about 80 min, "
+                                      "part 2 (section 3 and the exercises) about 70 min")
+    assert plan.time_line(packed, zh=True) == ("时间：两节课——第 1 部分（第 1–2 节）约 80 分钟，"
+                                               "第 2 部分（第 3 节和练习）约 70 分钟")
+
+
+def test_the_run_time_comes_from_the_notebooks_metadata():
+    assert plan.run_time({"metadata": {"handmade_agent": {"fingerprint": {}, "run_seconds": 394}}}) == "6 min 34 s"
+    assert plan.run_time({"metadata": {"handmade_agent": {"fingerprint": {}}}}) == "not recorded"
