@@ -72,14 +72,14 @@ EXAMPLES: list[Example] = [
             [Call("Plan: 1. add 45 days to 2024-03-01.",
                   "add_days", {"date": "2024-03-01", "days": 45}, "2024-03-01 + 45 days = 2024-04-15 (Monday, 星期一)")],
             "All 1 steps done.", "It is 2024-04-15, a Monday (星期一).", kept=True),
-    Example("Is 厦门 warmer than 青岛 today?",
+    Example("Which is warmer today, 厦门 or 青岛?",
             [Call("Plan: 1. 厦门 today 2. 青岛 today. Step 1: 厦门 today.", "get_weather",
                   {"city": "厦门", "date": "today"},
                   "厦门 (Xiamen), today: Rain / 雨, low 17 °C, high 22 °C, humidity 90%, chance of rain 85%"),
              Call("Step 2: 青岛 today.", "get_weather", {"city": "青岛", "date": "today"},
                   "青岛 (Qingdao), today: Sunny / 晴, low 24 °C, high 31 °C, humidity 45%, chance of rain 5%")],
             "All 2 steps done. Highs: 厦门 22 °C, 青岛 31 °C. The higher one is 31 °C: 青岛.",
-            "No, 青岛 is warmer today: its high is 31 °C, against 22 °C in 厦门.", kept=True),
+            "青岛 is warmer today: its high is 31 °C, against 22 °C in 厦门.", kept=True),
     Example("兰州明天和拉萨今天哪个更干燥？",
             [Call("Plan: 1. 兰州 tomorrow 2. 拉萨 today. Step 1: 兰州 tomorrow.", "get_weather",
                   {"city": "兰州", "date": "tomorrow"},
@@ -158,10 +158,16 @@ REFUSED: list[Example] = [
 ]
 
 # The tool-agnostic examples: their tools are described inside them, so they teach the format for any
-# registry (the system prompt says they are illustrations). One compares two results in its answer,
-# one answers without a tool because none fits.
+# registry (the system prompt says they are illustrations). Two need no call, first (so the tool examples stay
+# next to the question): one answered from what the model knows, one refused because no tool does what is asked.
+# One compares two results in its answer.
 GENERIC_TOOLS = "train_time(origin: string, destination: string)"
 GENERIC: list[Example] = [
+    Example("Who wrote the novel Les Misérables?", [], "No tool fits; this is general knowledge.",
+            "Victor Hugo wrote Les Misérables."),
+    Example("Book me a seat on the next train from Lyon to Paris.", [],
+            "No tool fits: train_time gives journey times; none books seats.",
+            "I cannot do this: my tools give train journey times, not bookings."),
     Example("How long is the train from Lyon to Paris?",
             [Call("Plan: 1. train_time Lyon-Paris.", "train_time", {"origin": "Lyon", "destination": "Paris"},
                   "Lyon-Paris: 1 h 56 min")],
