@@ -42,7 +42,7 @@ def test_the_agent_sends_the_examples_chosen_for_its_question():
     agent.run("2030年3月9日是星期几？")
     sent = [m.content for m in agent.messages()]
     assert "2027年10月1日那天星期几？" in sent  # the Chinese weekday example
-    assert "Which is warmer today, 厦门 or 青岛?" not in sent  # the fixed default's comparison is not
+    assert "厦门 or 青岛: where is it warmer today?" not in sent  # the fixed default's comparison is not
     assert agent.prompt_messages() != agent.prompt_messages("2030年3月9日是星期几？")
 
 

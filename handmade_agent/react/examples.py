@@ -72,7 +72,7 @@ EXAMPLES: list[Example] = [
             [Call("Plan: 1. add 45 days to 2024-03-01.",
                   "add_days", {"date": "2024-03-01", "days": 45}, "2024-03-01 + 45 days = 2024-04-15 (Monday, 星期一)")],
             "All 1 steps done.", "It is 2024-04-15, a Monday (星期一).", kept=True),
-    Example("Which is warmer today, 厦门 or 青岛?",
+    Example("厦门 or 青岛: where is it warmer today?",
             [Call("Plan: 1. 厦门 today 2. 青岛 today. Step 1: 厦门 today.", "get_weather",
                   {"city": "厦门", "date": "today"},
                   "厦门 (Xiamen), today: Rain / 雨, low 17 °C, high 22 °C, humidity 90%, chance of rain 85%"),
