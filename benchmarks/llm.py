@@ -2,6 +2,7 @@
 first-answer time of ``handmade-agent demo`` in a new process, in-process prefix reuse, and HTTP overhead.
 
     .venv/bin/python benchmarks/llm.py [--repeats 3] [--threads] [--skip-demo] [--skip-http]
+    .venv/bin/python benchmarks/llm.py --models 1.5b,0.5b [--repeats 3]   # the registry's models side by side
 
 Figures are medians over repeats; comparisons are ratios against a baseline
 measured in the same run, because these machines are noisy (and shared).
@@ -99,11 +100,13 @@ def prefix_figures(llm: LocalLLM, n: int) -> None:
           f"cold (goal >= 10x)")
 
 
-def demo_figures() -> None:
-    """``handmade-agent demo`` in new processes: with an empty prefix cache, then with the cache filled."""
+def demo_times(model: str | None = None) -> tuple[list[float], str] | None:
+    """``handmade-agent demo`` in two new processes (an empty prefix cache, then filled): seconds and the answer."""
     exe = os.path.join(os.path.dirname(sys.executable), "handmade-agent")
     with tempfile.TemporaryDirectory() as tmp:
-        env = {**os.environ, "HANDMADE_AGENT_GGUF": str(find_model()), "HANDMADE_AGENT_CACHE": tmp}
+        env = {**os.environ, "HANDMADE_AGENT_GGUF": str(find_model(model)), "HANDMADE_AGENT_CACHE": tmp}
+        if model:
+            env["HANDMADE_AGENT_LOCAL_MODEL"] = model
         times = []
         for _ in range(2):
             t = time.perf_counter()
@@ -111,10 +114,36 @@ def demo_figures() -> None:
             times.append(time.perf_counter() - t)
             if r.returncode:
                 print(f"handmade-agent demo failed ({r.returncode}): {r.stderr.strip()[-300:]}")
-                return
+                return None
     answer = [ln for ln in r.stdout.splitlines() if ln.startswith("answer:")]
-    print(f"handmade-agent demo in a new process: {times[0]:.1f} s with an empty prefix cache, {times[1]:.1f} s "
-          f"with it filled -> {times[0] / times[1]:.1f}x (goal <= 5 s); {answer[-1] if answer else r.stdout[-200:]}")
+    return times, (answer[-1] if answer else r.stdout[-200:])
+
+
+def demo_figures() -> None:
+    """``handmade-agent demo`` in new processes: with an empty prefix cache, then with the cache filled."""
+    if (got := demo_times()) is not None:
+        (empty, filled), answer = got
+        print(f"handmade-agent demo in a new process: {empty:.1f} s with an empty prefix cache, {filled:.1f} s "
+              f"with it filled -> {empty / filled:.1f}x (goal <= 5 s); {answer}")
+
+
+def models_side_by_side(names: list[str], n: int) -> None:
+    """Decode (and its share of the memory bound), prefill and the demo's time for each model, as ratios to the
+    first: measured one model after the other in this run, so a shared machine disturbs them alike."""
+    bandwidth, rows = read_bandwidth(), []
+    for name in names:
+        llm = LocalLLM(model=name, prefix_cache=False)
+        llm.complete(STORY, max_tokens=4)  # warm-up
+        decode, prefill = median_of(lambda: decode_rate(llm), n), median_of(lambda: prefill_rate(llm), n)
+        bound = bandwidth / llm.path.stat().st_size
+        del llm
+        demo = demo_times(name)
+        rows.append((name, decode, decode / bound, prefill, demo[0][1] if demo else float("nan")))
+    base = rows[0]
+    print(f"{'model':<20} {'decode tok/s':>13} {'of bound':>9} {'prefill tok/s':>14} {'demo s (cache filled)':>22}")
+    for name, decode, share, prefill, demo in rows:
+        print(f"{name:<20} {decode:7.1f} ({decode / base[1]:.2f}x) {share:8.0%} {prefill:7.1f} ({prefill / base[3]:.2f}x)"
+              f" {demo:14.1f} ({demo / base[4]:.2f}x)")
 
 
 def thread_table() -> None:
@@ -136,10 +165,15 @@ def main() -> None:
     ap.add_argument("--threads", action="store_true", help="also print the thread-count table")
     ap.add_argument("--skip-demo", action="store_true")
     ap.add_argument("--skip-http", action="store_true")
+    ap.add_argument("--models", default=None, help="comma-separated registry names (e.g. 1.5b,0.5b): only the "
+                                                   "side-by-side table, ratios against the first")
     args = ap.parse_args()
     n = args.repeats
     print(f"machine load average at start: {os.getloadavg()[0]:.1f} on {os.cpu_count()} cores "
           "(above ~0.5, other processes disturb these figures)")
+    if args.models:
+        models_side_by_side([m.strip() for m in args.models.split(",") if m.strip()], n)
+        return
     if args.threads:
         thread_table()
     t0 = time.perf_counter()
