@@ -76,3 +76,15 @@ def test_a_150_minute_notebook_becomes_two_parts_and_no_section_is_split():
 def test_the_run_time_comes_from_the_notebooks_metadata():
     assert plan.run_time({"metadata": {"handmade_agent": {"fingerprint": {}, "run_seconds": 394}}}) == "6 min 34 s"
     assert plan.run_time({"metadata": {"handmade_agent": {"fingerprint": {}}}}) == "not recorded"
+
+
+@pytest.mark.parametrize("name", sorted(NOTEBOOKS), ids=str)
+def test_every_notebook_states_its_own_estimate_in_both_editions(name):
+    """The header's time line is the one the plan computes (run tools/workshop_plan.py to see it), not typed."""
+    line = plan.time_line(plan.parts(plan.sections(NOTEBOOKS[name])))
+    zh_line = plan.time_line(plan.parts(plan.sections(NOTEBOOKS[name])), zh=True)
+    zh = plan.json.loads((plan.ROOT / "notebooks" / "zh" / name).read_text(encoding="utf-8"))
+    head = "".join("".join(c["source"]) for c in NOTEBOOKS[name]["cells"][:3])
+    zh_head = "".join("".join(c["source"]) for c in zh["cells"][:3])
+    assert f"**Time**: {line[len('Time: '):]};" in head, f"{name}: its header should say: {line}"
+    assert f"**时间**：{zh_line[len('时间：'):]}；" in zh_head, f"zh/{name}: its header should say: {zh_line}"
