@@ -106,6 +106,36 @@ def redaction_cases() -> list[Case]:
     return cases
 
 
+def server_attacks() -> dict[str, tuple[int, str, dict, dict]]:
+    """Each attack on the server: name -> (status, words the refusal must say, body fields, headers).
+
+    ``hostile_live.py`` sends the same table to the real server process over a socket."""
+    def wide(name: str, n: int) -> dict:
+        return {"type": "function", "function": {"name": name, "parameters": {
+            "type": "object", "properties": {f"p{i}": {"type": "string"} for i in range(n)}}}}
+    nested: dict = {"type": "string"}
+    for _ in range(40):
+        nested = {"type": "object", "properties": {"x": nested}, "required": ["x"]}
+    bodies = {
+        "grammar nested 20000": (400, "nested more than 64", {"grammar": "root ::= " + "(" * 20_000 + '"a"' + ")" * 20_000}),
+        "grammar {0,2000} x 5000": (400, "more than 256", {"grammar": "root ::= " + '"a"{0,2000} ' * 5000}),
+        "grammar copy-out": (400, "copy out more than", {"grammar": "root ::= " + '"a"{0,256} ' * 100}),
+        "grammar 70 kB": (400, "bytes", {"grammar": 'root ::= "' + "a" * 70_000 + '"'}),
+        "65 tools": (400, "at most 64", {"tools": [wide(f"t{i}", 1) for i in range(65)]}),
+        "tool of 65 properties": (400, "65 properties", {"tools": [wide("w", 65)]}),
+        "tool nested 40": (400, "cannot constrain the reply", {"tools": [
+            {"type": "function", "function": {"name": "deep", "parameters": nested}}], "tool_choice": "required"}),
+        "80000 stop strings": (400, "80000 strings", {"stop": ["s"] * 80_000}),
+        "stop string of 65": (400, "at most 64", {"stop": ["x" * 65]}),
+    }
+    out = {name: (status, says, body, {}) for name, (status, says, body) in bodies.items()}
+    out |= {f"Content-Type {kind}": (415, "Content-Type: application/json", {}, {"Content-Type": kind})
+            for kind in ("text/plain", "application/x-www-form-urlencoded")}
+    out |= {f"Host {host!r}": (403, "host names", {}, {"Host": host})
+            for host in ("evil.example", "127.0.0.1.evil.example", "192.168.1.20:8080")}
+    return out
+
+
 def server_cases() -> list[Case]:
     from starlette.testclient import TestClient
 
@@ -138,30 +168,8 @@ def server_cases() -> list[Case]:
                 else "wrong"
         return run
 
-    def wide(name: str, n: int) -> dict:
-        return {"type": "function", "function": {"name": name, "parameters": {
-            "type": "object", "properties": {f"p{i}": {"type": "string"} for i in range(n)}}}}
-    nested: dict = {"type": "string"}
-    for _ in range(40):
-        nested = {"type": "object", "properties": {"x": nested}, "required": ["x"]}
-    attacks = {
-        "grammar nested 20000": (400, "nested more than 64", {"grammar": "root ::= " + "(" * 20_000 + '"a"' + ")" * 20_000}),
-        "grammar {0,2000} x 5000": (400, "more than 256", {"grammar": "root ::= " + '"a"{0,2000} ' * 5000}),
-        "grammar copy-out": (400, "copy out more than", {"grammar": "root ::= " + '"a"{0,256} ' * 100}),
-        "grammar 70 kB": (400, "bytes", {"grammar": 'root ::= "' + "a" * 70_000 + '"'}),
-        "65 tools": (400, "at most 64", {"tools": [wide(f"t{i}", 1) for i in range(65)]}),
-        "tool of 65 properties": (400, "65 properties", {"tools": [wide("w", 65)]}),
-        "tool nested 40": (400, "cannot constrain the reply", {"tools": [
-            {"type": "function", "function": {"name": "deep", "parameters": nested}}], "tool_choice": "required"}),
-        "80000 stop strings": (400, "80000 strings", {"stop": ["s"] * 80_000}),
-        "stop string of 65": (400, "at most 64", {"stop": ["x" * 65]}),
-    }
-    cases = [Case("server", name, attack(status, says, body), lambda r: r) for name, (status, says, body) in attacks.items()]
-    cases += [Case("server", f"Content-Type {kind}", attack(415, "Content-Type: application/json", headers={"Content-Type": kind}),
-                   lambda r: r) for kind in ("text/plain", "application/x-www-form-urlencoded")]
-    cases += [Case("server", f"Host {host!r}", attack(403, "host names", headers={"Host": host}), lambda r: r)
-              for host in ("evil.example", "127.0.0.1.evil.example", "192.168.1.20:8080")]
-    return cases
+    return [Case("server", name, attack(status, says, body, headers), lambda r: r)
+            for name, (status, says, body, headers) in server_attacks().items()]
 
 
 def jsonl_cases(tmp: Path) -> list[Case]:
