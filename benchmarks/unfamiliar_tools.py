@@ -12,7 +12,9 @@ with the package defaults. Scored by code:
 * right call: the tool named is the expected one and every expected argument matches after
   normalisation (strings case- and space-insensitive, numbers as numbers; a list in the data
   lists accepted alternatives, e.g. "Spanish" or "es");
-* right refusal: on a no-tool question the step is a final answer, not a call.
+* right refusal: on a no-tool question the step is a final answer, not a call. The questions are of two sorts,
+  both scored so: a model answers "tell me a joke" or "who painted the Mona Lisa" from what it knows, and must
+  refuse "order me a pizza"; what is wrong either way is calling an offered tool that does something else.
 
 Configs: ``react`` / ``native`` (protocol), ``+c`` for grammar-constrained decoding. ``--limit N`` takes
 the first N tool questions and N/2 no-tool questions (a full run is a few minutes per config).
@@ -92,7 +94,8 @@ def run(llm, config: str, items: list) -> dict:
             score["call_n"] += 1
             ok = right_call(step, expected)
             score["calls"] += ok
-        seen = f"{step.tool} {json.dumps(step.input, ensure_ascii=False)}" if step.tool_uses else step.kind
+        seen = f"{step.tool} {json.dumps(step.input, ensure_ascii=False)}" if step.tool_uses else \
+            f"{step.kind}: {step.answer or ''}"
         print(f"  {config:<9} {'ok ' if ok else 'BAD'} {question[:60]:<60} -> {seen[:90]}", flush=True)
     return score
 

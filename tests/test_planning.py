@@ -8,8 +8,11 @@ from handmade_agent.agent import RunResult, Step, ToolUse
 from handmade_agent.evaluation import EvalConfig, parse_configs, run_task
 from handmade_agent.evaluation.tasks import Task
 from handmade_agent.llm import ScriptedLLM
-from handmade_agent.planning import (MAX_STEPS, PlanAndExecute, Reflection, both_sides, grounded_figures,
-                                     plan_grammar, plan_messages, problems, question_script, read_plan, unit_named)
+from handmade_agent.planning import (MAX_STEPS, PlanAndExecute, Reflection, both_sides, failed, grounded_figures,
+                                     merged_result, plan_grammar, plan_messages, problems, question_script, read_plan,
+                                     refused, unit_named)
+from handmade_agent.evaluation import refused as suite_refused
+from handmade_agent.llm import Usage
 from handmade_agent.toolbox import default_registry
 from handmade_agent.tools import ToolRegistry
 
@@ -122,6 +125,31 @@ def test_reflection_keeps_a_good_first_answer_and_a_first_answer_better_than_the
     llm = ScriptedLLM([WEATHER % "北京", "Final Answer: 北京 is 30 °C today.", "Final Answer: I cannot answer this."])
     result = Reflection(llm, default_registry()).run("How warm does 北京 get today?")
     assert result.answer == "北京 is 30 °C today."  # ... and beats giving up, though "I cannot" has no figure to check
+
+
+def test_a_step_failed_only_when_its_answer_refuses_and_claims_nothing():
+    assert suite_refused is refused  # one reader of refusals: the planner, reflection and the suite's scores
+    assert failed(run_of("抱歉，我无法查询明天的天气。", [])).startswith("it answered")
+    assert failed(run_of("There is no tool for flights; you can check the airline's site.", []))
+    # the old word search failed these two: a figure after "but" is a result, a "cannot" about the world is a claim
+    assert failed(run_of("I cannot check tomorrow, but today's high in 北京 is 27 °C.", ["high 27 °C"])) is None
+    assert failed(run_of("The tip cannot be negative: it is 15.48 dollars.", [])) is None
+    assert failed(run_of("", [], "max_steps")) == "it stopped without an answer (max_steps)"
+
+
+def test_runs_merge_into_one_result_with_steps_renumbered_and_tokens_summed():
+    a = RunResult("x", [Step(1, "action"), Step(2, "final_answer")], "final_answer", Usage(10, 2))
+    b = RunResult("y", [Step(1, "final_answer")], "final_answer", Usage(5, 1))
+    merged = merged_result("q", [a, b], "y", "final_answer", [Usage(100, 7)], 0.0)
+    assert [s.index for s in merged.steps] == [1, 2, 3] and merged.usage == Usage(115, 10)
+
+
+def test_a_chinese_question_is_retried_in_chinese():
+    llm = ScriptedLLM([WEATHER % "北京", "Final Answer: 北京今天最高30°C。", "Final Answer: 北京今天最高27°C。"])
+    result = Reflection(llm, default_registry()).run("北京今天最高气温是多少？")
+    retry = llm.calls[2]["messages"][-1].content
+    assert "你之前的回答是：北京今天最高30°C。" in retry and retry.endswith("请用中文重新回答。")
+    assert "Answer again" not in retry and result.answer == "北京今天最高27°C。"
 
 
 @pytest.mark.parametrize("name", ["plan+react+c", "reflect+native-guard", "react+c"])

@@ -3,7 +3,7 @@
 ``plan.py``: ``PlanAndExecute`` writes a plan (one line per tool call, under a grammar), runs each step through
 the chapter-03 loop and answers from the steps' results; a failed step re-plans once. ``reflection.py``:
 ``Reflection`` runs the loop, checks the answer by code (``CHECKS``) and retries once with what was wrong.
-``prompts.py`` holds what both send. Both return an ordinary ``RunResult``, so the suite scores them like the
+``prompts.py`` holds what both send; ``refusals.py`` reads whether an answer refuses (the suite scores with it too). Both return an ordinary ``RunResult``, so the suite scores them like the
 plain loop (``handmade-agent eval --configs plan+react+c,reflect+react+c``). It sits in chapter 08's floor of the
 house because the suite runs it; notebook 09 teaches it.
 
@@ -16,7 +16,8 @@ from .plan import PlanAndExecute, PlannedRun, failed, merged_result, read_plan
 from .prompts import MAX_STEPS, plan_grammar, answer_messages, plan_messages, step_question
 from .reflection import CHECKS, Check, Reflection, answered, both_sides, grounded_figures, problems, question_script, \
     unit_named
+from .refusals import refused
 
 __all__ = ["PlanAndExecute", "PlannedRun", "read_plan", "failed", "merged_result", "MAX_STEPS", "plan_grammar",
            "plan_messages", "answer_messages", "step_question", "Reflection", "CHECKS", "Check", "problems",
-           "answered", "grounded_figures", "unit_named", "both_sides", "question_script"]
+           "answered", "grounded_figures", "unit_named", "both_sides", "question_script", "refused"]

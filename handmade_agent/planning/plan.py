@@ -27,6 +27,7 @@ from ..agent import Agent, AnswerContext, RunResult, apply_policies, complete, e
 from ..agent import events as ev
 from ..llm import Message, Usage
 from ..tools import ToolRegistry
+from .refusals import refused
 from .prompts import MAX_STEPS, answer_messages, plan_grammar, plan_messages, replan_note, step_question
 
 _LINE = re.compile(r"^\s*(?:[-*•]|\d+[.)、])\s*(.+?)\s*$")
@@ -45,7 +46,7 @@ def failed(result: RunResult) -> str | None:
     """Why a step's run gives nothing to build on (it stopped without an answer, or said it cannot), or None."""
     if result.stop_reason != "final_answer" or not (result.answer or "").strip():
         return f"it stopped without an answer ({result.stop_reason})"
-    if re.search(r"\b(?:cannot|can't|unable|no tool)\b|无法|不能|没有.{0,6}工具", result.answer, re.I):
+    if refused(result.answer):
         return f"it answered {result.answer.strip()[:120]!r}"
     return None
 
@@ -128,15 +129,10 @@ class PlanAndExecute:
 
 
 def merged_result(question: str, runs: list[RunResult], answer: str | None, reason: str, usage: list[Usage],
-            t0: float) -> RunResult:
+                  t0: float) -> RunResult:
     """One ``RunResult`` from the step runs: their steps renumbered in order, all tokens counted."""
-    steps, total = [], Usage()
-    for run in runs:
-        for s in run.steps:
-            steps.append(s)
-        total = total + run.usage
-    for u in usage:
-        total = total + u
+    steps = [s for run in runs for s in run.steps]
     for i, s in enumerate(steps, 1):
         s.index = i
+    total = sum([run.usage for run in runs] + usage, Usage())
     return RunResult(answer, steps, reason, total, time.perf_counter() - t0, f"plan-{uuid.uuid4().hex[:8]}", question)

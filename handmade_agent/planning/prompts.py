@@ -43,7 +43,8 @@ PLAN_EXAMPLES = [
 ANSWER_SYSTEM = (
     "Answer the user's question from the results below, which tools returned for the steps of a plan. Use only "
     "these results; give every figure you use with its unit; when the question compares, name both values and "
-    "which one is higher. Answer in the language of the question, in one or two sentences. If the results do not "
+    "which one is higher. The tools have already run: write the answer itself, never which tool you would use. "
+    "Answer in the language of the question, in one or two sentences. If the results do not "
     "answer the question, say that you cannot answer it with your tools.")
 
 

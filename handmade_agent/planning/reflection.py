@@ -25,6 +25,7 @@ from ..agent import events as ev
 from ..rag import answer_script, needs_translation
 from ..tools import ToolRegistry
 from .plan import merged_result
+from .refusals import refused
 
 Check = Callable[[str, RunResult], "str | None"]
 _NUMBER = re.compile(r"(?<![\d.])-?\d+(?:\.\d+)?")
@@ -89,12 +90,9 @@ def question_script(question: str, result: RunResult) -> str | None:
     return None
 
 
-_CANNOT = re.compile(r"\b(?:cannot|can't|unable)\b|无法|不能", re.I)
-
-
 def _rank(found: list[str], answer: str | None) -> tuple[bool, bool, int]:
     """Worst first: no answer at all, then "I cannot", then the number of problems."""
-    return (any(p.startswith("the run stopped") for p in found), bool(_CANNOT.search(answer or "")), len(found))
+    return (any(p.startswith("the run stopped") for p in found), refused(answer), len(found))
 
 
 CHECKS: list[Check] = [answered, grounded_figures, unit_named, both_sides, question_script]
@@ -106,10 +104,15 @@ def problems(question: str, result: RunResult, checks: Iterable[Check] = CHECKS)
 
 
 def retry_question(question: str, result: RunResult, found: list[str]) -> str:
-    """The question again, with the rejected answer, why it was rejected and the results already found."""
+    """The question again, with the rejected answer, why it was rejected and the results already found, framed in
+    the question's script (an English frame pulled a Chinese question's retry into English)."""
     seen = "\n".join(f"- {u.tool}({u.input}): {u.observation}" for s in result.steps for u in s.tool_uses if u.ok)
-    return (f"{question}\n\nYour earlier answer was: {(result.answer or '(none)').strip()}\nIt was rejected: "
-            f"{'; '.join(found)}.\n" + (f"The tools already returned:\n{seen}\n" if seen else "") + "Answer again.")
+    earlier, why = (result.answer or "(none)").strip(), "; ".join(found)
+    if answer_script(question) == "han":
+        return (f"{question}\n\n你之前的回答是：{earlier}\n这个回答没有通过检查：{why}。\n"
+                + (f"工具已经返回：\n{seen}\n" if seen else "") + "请用中文重新回答。")
+    return (f"{question}\n\nYour earlier answer was: {earlier}\nIt was rejected: {why}.\n"
+            + (f"The tools already returned:\n{seen}\n" if seen else "") + "Answer again.")
 
 
 class Reflection:
