@@ -31,11 +31,8 @@ Deliberately left out: replacing ``handmade-agent serve`` with it (a decision wi
 from __future__ import annotations
 
 import os
-import time
-from pathlib import Path
 from typing import Any, Sequence
 
-from ..errors import LLMError
 from .server import ENV_SERVE_KEY, LocalServer
 
 ENGINE_KEY = "API_KEY"  # llama_cpp.server's settings read it from the environment when --api_key is not given
@@ -77,26 +74,6 @@ class LlamaCppServer(LocalServer):
                 return True
         except OSError:  # refused while loading; HTTPError (an OSError) if the key were wrong
             return False
-
-    def start(self) -> "LlamaCppServer":
-        import subprocess
-        import tempfile
-        fd, log = tempfile.mkstemp(prefix="llama-cpp-server-", suffix=".log")
-        self.log_path = Path(log)
-        self.process = subprocess.Popen(self.command(), stdout=fd, stderr=subprocess.STDOUT, env=self.environment())
-        os.close(fd)
-        deadline = time.monotonic() + self.startup_timeout
-        while time.monotonic() < deadline:
-            if self.process.poll() is not None:
-                tail = self.log_path.read_text(errors="replace")[-1500:]
-                self.stop()
-                raise LLMError(f"llama_cpp.server exited with code {self.process.returncode} before it was ready. "
-                               f"Is port {self.port} free? Log:\n{tail}")
-            if self.ready():
-                return self
-            time.sleep(0.3)
-        self.stop()
-        raise LLMError(f"llama_cpp.server did not answer on {self.base_url} within {self.startup_timeout:.0f} s.")
 
 
 def llama_cpp_server(port: int | None = None, **kwargs: Any) -> LlamaCppServer:

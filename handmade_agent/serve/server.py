@@ -146,33 +146,45 @@ class LocalServer:
                 "--n-ctx", str(self.n_ctx), "--model", self.spec.name, "--gguf", str(self.model_path),
                 "--queue-limit", str(self.queue_limit)]
 
-    def start(self) -> "LocalServer":
-        import subprocess
-        import tempfile
-        import urllib.request
-        fd, log = tempfile.mkstemp(prefix="handmade-agent-server-", suffix=".log")
-        self.log_path = Path(log)
+    def environment(self) -> dict[str, str]:
+        """The server process's environment: ours, with the room's key (if any) and no other key."""
         env = {**os.environ, "OMP_WAIT_POLICY": os.environ.get("OMP_WAIT_POLICY", "PASSIVE")}
         env.pop(ENV_SERVE_KEY, None)
         if self.api_key:
             env[ENV_SERVE_KEY] = self.api_key
-        self.process = subprocess.Popen(self.command(), stdout=fd, stderr=subprocess.STDOUT, env=env)
+        return env
+
+    def ready(self) -> bool:
+        """Does ``/health`` answer yet?"""
+        import urllib.request
+        try:
+            with urllib.request.urlopen(f"http://{self.host}:{self.port}/health", timeout=2):
+                return True
+        except OSError:
+            return False
+
+    def start(self) -> "LocalServer":
+        """Start the process and return once ``ready()``; an exit or the deadline first raises with the log's tail."""
+        import subprocess
+        import tempfile
+        name = type(self).__name__
+        fd, log = tempfile.mkstemp(prefix="handmade-agent-server-", suffix=".log")
+        self.log_path = Path(log)
+        self.process = subprocess.Popen(self.command(), stdout=fd, stderr=subprocess.STDOUT, env=self.environment())
         os.close(fd)
         deadline = time.monotonic() + self.startup_timeout
-        health = f"http://{self.host}:{self.port}/health"
         while time.monotonic() < deadline:
             if self.process.poll() is not None:
                 tail = self.log_path.read_text(errors="replace")[-1500:]
                 self.stop()
-                raise LLMError(f"The model server exited with code {self.process.returncode} before it was ready. "
-                               f"Is port {self.port} free? Log:\n{tail}")
-            try:
-                with urllib.request.urlopen(health, timeout=2):
-                    return self
-            except OSError:
-                time.sleep(0.3)
+                raise LLMError(f"The model server ({name}) exited with code {self.process.returncode} before it was "
+                               f"ready. Is port {self.port} free? Log:\n{tail}")
+            if self.ready():
+                return self
+            time.sleep(0.3)
         self.stop()
-        raise LLMError(f"The model server did not answer on {self.base_url} within {self.startup_timeout:.0f} s.")
+        raise LLMError(f"The model server ({name}) did not answer on {self.base_url} within "
+                       f"{self.startup_timeout:.0f} s.")
 
     def stop(self) -> None:
         if self.process and self.process.poll() is None:
