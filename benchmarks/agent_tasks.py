@@ -2,15 +2,8 @@
 
     python benchmarks/agent_tasks.py [--variants default,inline,no-recap,native,no-examples]
                                      [--only arith,date,weather,kb]
-    python benchmarks/agent_tasks.py --suite [--configs react+c,native+c,react,native] [--every K]
 
-``--suite`` runs the everyday task suite ``data/agent_tasks.jsonl`` (41 multi-step questions in
-English and Chinese over the course's toolbox: weekday of a date, days between dates, a forecast
-high in Fahrenheit, comparing two cities, tips and percentages, Kelvin, dates from today), each
-checked by code from its ``checker`` spec (``check_answer``), per strategy x constrained decoding
-(``+c``; ``+all`` adds every toolbox example); ``--every K`` takes every K-th task (a bounded run).
-
-Runs the 0.5B local model (greedy) through three task families, each asked in
+Runs the default local model (greedy) through four task families, each asked in
 several phrasings (English and Chinese), and checks every answer with code:
 
 * arith: the final answer contains the right number;
@@ -26,13 +19,11 @@ prompt), ``no-recap`` (observations show only the latest result), ``native`` (Qw
 tool-call format through ``strategy="native"``), ``no-examples`` (no worked examples at all),
 ``free`` (the default without constraints: parse and repair only).
 Prints a success table and the mean wall-clock time per task. Slow: a few
-minutes per variant on 2 CPU cores.
+minutes per variant on 2 CPU cores. The everyday task suite it once ran is ``handmade-agent eval``.
 """
 from __future__ import annotations
 
 import datetime
-import json
-import re
 import sys
 import time
 from pathlib import Path
@@ -97,44 +88,6 @@ def kb_tools():
     return [knowledge_search_tool(retriever, k=3, where=lambda meta: "agent-" not in meta["doc_id"])]
 
 
-def numbers_in(text: str) -> list[float]:
-    return [float(x) for x in re.findall(r"-?\d+(?:\.\d+)?", (text or "").replace(",", "").replace("，", ""))]
-
-
-def check_answer(answer: str | None, checker: dict) -> bool:
-    """A suite task's check: every number of ``numbers`` appears (within 0.05), every text of ``all``
-    appears, and at least one text of ``any`` appears (case-insensitive)."""
-    text, found = (answer or "").lower(), numbers_in(answer or "")
-    return (all(any(abs(x - n) <= 0.05 for x in found) for n in checker.get("numbers", []))
-            and all(w.lower() in text for w in checker.get("all", []))
-            and (not checker.get("any") or any(w.lower() in text for w in checker["any"])))
-
-
-def run_suite(argv: list[str]) -> None:
-    from handmade_agent.local import LocalLLM
-
-    def option(name: str, default: str) -> str:
-        return argv[argv.index(name) + 1] if name in argv else default
-
-    configs, every = option("--configs", "react+c,native+c,react,native").split(","), int(option("--every", "1"))
-    tasks = [json.loads(x) for x in (ROOT / "data" / "agent_tasks.jsonl").read_text(encoding="utf-8").splitlines() if x]
-    tasks = tasks[::every]
-    llm, toolbox, table = LocalLLM(), default_registry(today=datetime.date(2024, 5, 20)), {}
-    for config in configs:
-        wins, t0 = 0, time.perf_counter()
-        for task in tasks:
-            result = Agent(llm, toolbox, max_steps=6, strategy=config.split("+")[0], constrained="+c" in config,
-                           toolbox_examples="+all" in config).run(task["question"])
-            ok = check_answer(result.answer, task["checker"])
-            wins += ok
-            print(f"  {config:<9} {'ok ' if ok else 'BAD'} {result.stop_reason:<16} {task['id']:<16} "
-                  f"{' '.join(str(result.answer).split())[:90]}", flush=True)
-        table[config] = (wins, len(tasks), (time.perf_counter() - t0) / len(tasks))
-    print(f"\n{'config':<10}{'right':>10}{'s/task':>9}")
-    for config, (w, n, sec) in table.items():
-        print(f"{config:<10}{w:>5}/{n:<4}{sec:>9.0f}")
-
-
 def make_agent(variant: str, llm, tools) -> Agent:
     if variant == "free":
         return Agent(llm, tools, max_steps=6, constrained=False)
@@ -153,8 +106,6 @@ def make_agent(variant: str, llm, tools) -> Agent:
 
 def main(argv: list[str]) -> None:
     from handmade_agent.local import LocalLLM
-    if "--suite" in argv:
-        return run_suite(argv)
 
     def option(name: str, default: str) -> list[str]:
         return (argv[argv.index(name) + 1] if name in argv else default).split(",")

@@ -1,9 +1,9 @@
 """The evaluation suite's questions, written by hand, with what their answers are computed from.
 
-Each kind lists ``(id, lang, question, *inputs)``: ``id`` is the id of a copied data/agent_tasks.jsonl
-task, or None for a new one (``make_eval_tasks.py`` numbers it); the inputs go to that kind's builder in
-``make_eval_tasks.py``, which computes the expected answer from them. The kb questions are those of
-data/kb_tasks.jsonl named in ``KB_IDS``. Kinds appear in the order of ``evaluation.KINDS``.
+Each kind lists ``(id, lang, question, *inputs)``: ``id`` is the id of a task copied from the old
+data/agent_tasks.jsonl (removed), or None for a new one (``make_eval_tasks.py`` numbers it); the inputs go to
+that kind's builder in ``make_eval_tasks.py``, which computes the expected answer from them. The kb questions
+are those of data/kb_tasks.jsonl named in ``KB_IDS``. Kinds appear in the order of ``evaluation.KINDS``.
 
 Deliberately left out: expected values. None is written here; each comes from code.
 """

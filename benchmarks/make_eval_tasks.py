@@ -7,8 +7,8 @@ The questions and what each is computed from are in ``eval_questions.py``. Each 
 from the course's own tools on the suite's clock (``SUITE_TODAY``) or from ``datetime`` checked against
 them: the calculator, the date tools, ``convert_temperature`` and the weather table. Manual questions
 take their facts from data/kb_tasks.jsonl, and each fact is looked up in data/kb before it is written.
-Tasks copied from data/agent_tasks.jsonl keep their ids; new ones are numbered from 42 on. Not copied:
-percent-22 (the worked example "What is 17% of 2350?" with other numbers), days_between-07 (Jan 1 to
+Tasks copied from the old data/agent_tasks.jsonl (removed) keep their ids; new ones are numbered from 42 on.
+Not copied: percent-22 (the worked example "What is 17% of 2350?" with other numbers), days_between-07 (Jan 1 to
 Dec 31: 365 days, or 366 counting both ends?), kelvin-30 (-40 °C is -40 °F, so an answer repeating the
 question passes) and arith-38/40/41 (enough bare arithmetic).
 

@@ -22,7 +22,7 @@ def book_court() -> Tool:
 
 def test_the_default_prompt_stays_below_1000_tokens(local_llm):
     """968 tokens (1,494 before). The issue's 800 is NOT reached: with fewer toolbox examples the 0.5B
-    model copied the one it had into every answer (benchmarks/agent_tasks.py --suite)."""
+    model copied the one it had into every answer (the old benchmarks/agent_tasks.py --suite)."""
     agent = Agent(local_llm, default_registry(today=datetime.date(2024, 5, 20)))
     messages = agent.prompt_messages() + [{"role": "user", "content": "?"}]
     assert local_llm.count_tokens(local_llm.format_prompt(messages)) <= 1000
