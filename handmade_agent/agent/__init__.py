@@ -4,7 +4,8 @@
 run; ``events.py`` is what the loop emits for observers (chapter 04) to read; ``model_call.py`` is
 the one observed, retried model call; ``native.py`` reads native tool-calling replies;
 ``policies.py`` is the hook through which code from outside (chapter 06's ``translate_answer``) rewrites a
-final answer; ``tool_errors.py`` keeps a tool's error message from being the answer; ``config.py`` holds and
+final answer; ``results_answer.py`` has the model answer again from the tool results when its answer left them out;
+``refusals.py`` reads whether an answer refuses; ``tool_errors.py`` keeps a tool's error message from being the answer; ``config.py`` holds and
 checks the settings.
 
     >>> from handmade_agent.llm import ScriptedLLM
@@ -17,8 +18,11 @@ from .config import AgentConfig, check_setting
 from .loop import Agent
 from .model_call import complete
 from .policies import AnswerContext, AnswerPolicy, apply_policies
+from .refusals import refused
+from .results_answer import answer_from_results, results_messages
 from .steps import STEP_KINDS, STOP_REASONS, RunResult, Step, ToolUse
 from .tool_errors import copies_tool_error
 
 __all__ = ["AgentConfig", "Agent", "Step", "ToolUse", "RunResult", "STEP_KINDS", "STOP_REASONS", "events", "Event", "Observer",
-           "emit", "complete", "check_setting", "copies_tool_error", "AnswerContext", "AnswerPolicy", "apply_policies"]
+           "emit", "complete", "check_setting", "copies_tool_error", "AnswerContext", "AnswerPolicy", "apply_policies",
+           "refused", "answer_from_results", "results_messages"]

@@ -43,6 +43,7 @@ class AgentConfig:
     recap_results: bool = True         # each observation repeats the earlier results (text ReAct)
     constrained: bool | None = None    # grammar-constrained replies; None: wherever the backend supports it
     repeat_guard: bool = True          # warn on an identical repeated call, stop at the second (off: it runs again)
+    results_answer: bool = True        # after two or more tool results, the answer is written again from them alone
 
     def __setattr__(self, name: str, value: Any) -> None:
         check_setting(name, value)

@@ -14,7 +14,9 @@ tool schemas to the backend and reads ``Completion.tool_calls``. With ``constrai
 the backend ``supports_grammar``, e.g. ``LocalLLM``) each reply is decoded under a grammar: the ReAct
 step from ``react_grammar``, a native call from the backend's ``tool_call_grammar``; parse-and-repair
 stays for backends that cannot constrain. A final answer goes through the agent's answer policies
-(``policies.py``: none by default; chapter 06's ``translate_answer`` is one). An answer that copies a tool's error message is
+(``policies.py``; chapter 06's ``translate_answer`` is one), first ``answer_from_results`` while
+``results_answer`` is on: an answer that gives a figure from fewer than two of the run's two or more tool results is
+written again by the model from the results alone (``results_answer.py``). An answer that copies a tool's error message is
 sent back once; a second one ends the run with a plain refusal (``tool_errors.py``). A tool that asks for it gets the
 run's ``RunContext`` (question, run id, step, deadline). Every happening is an event (``events.py``); each
 finished step is emitted whole as ``StepFinished``. Settings live in ``agent.config``; ``agent.max_steps``
@@ -49,6 +51,7 @@ from .config import AgentConfig
 from .model_call import complete
 from .native import NATIVE_SYSTEM_PROMPT, clean_completion, native_reminder, read_native
 from .policies import AnswerContext, AnswerPolicy, apply_policies
+from .results_answer import answer_from_results
 from .tool_errors import RETRY, copies_tool_error, echoes_retry, refusal
 from .steps import RunResult, Step, ToolUse
 
@@ -185,7 +188,7 @@ class Agent:
         else:
             r.usage = r.usage + completion.usage
             step = self._react_step(r, index, completion) if self._react else self._native_step(r, index, completion)
-            step.usage, step.latency = completion.usage, completion.latency
+            step.usage, step.latency = completion.usage + step.usage, completion.latency + step.latency
         step.started, step.model_calls, step.duration = started, r.calls, time.perf_counter() - t0
         r.calls = 0
         r.answer_now = r.answer_now and step.kind == "action" and any(u.error == "repeated_action" for u in step.tool_uses)
@@ -322,13 +325,22 @@ class Agent:
                 r.error_retried = True
                 return self._format_error(r, index, reply, "the answer copies a tool's error message", RETRY)
             answer = refusal([u.tool for u in failed])
-        if self.answer_policies:  # the reply keeps what the model wrote; the answer is what the policies made of it
+        spent = Step(index, "final_answer")  # what the policies' model calls cost
+        policies = [answer_from_results] * self.config.results_answer + self.answer_policies
+        if policies:  # the reply keeps what the model wrote; the answer is what the policies made of it
             def ask(messages: list[Message], purpose: str = "policy", **kwargs: Any) -> Completion | None:
-                return None if self._out_of_time() else self._complete(index, messages, purpose, **kwargs)[0]
-            context = AnswerContext(r.question, r.run_id, index, self.constrained, ask)
-            answer = apply_policies(self.answer_policies, context, answer)
+                c = None if self._out_of_time() else self._complete(index, messages, purpose, **kwargs)[0]
+                if c is not None:  # a policy's call is this step's cost too: counted in the step and the run
+                    spent.usage, spent.latency = spent.usage + c.usage, spent.latency + (c.latency or 0.0)
+                    r.usage = r.usage + c.usage
+                return c
+            results = tuple(u.observation for s in r.steps
+                            for u in s.tool_uses if u.ok and s.kind == "action")
+            context = AnswerContext(r.question, r.run_id, index, self.constrained, ask, results)
+            answer = apply_policies(policies, context, answer)
         self._emit(ev.FinalAnswer(answer=answer), index)
-        return Step(index, "final_answer", reply, thought, answer=answer, native=not self._react)
+        return Step(index, "final_answer", reply, thought, answer=answer, native=not self._react, usage=spent.usage,
+                    latency=spent.latency)
 
     def _format_error(self, r: _Run, index: int, reply: str, error: str, feedback: str) -> Step:
         r.format_errors += 1

@@ -3,7 +3,8 @@
 ``EvalConfig`` is one way to run the agent, named in short: ``react+c`` (text ReAct, constrained),
 ``native`` (the backend's tool calls, free), and suffixes that switch a part off: ``-examples``
 (no worked examples), ``-recap`` (observations without the earlier results), ``-guard`` (a
-repeated call runs again instead of being refused). A prefix runs the loop inside a chapter-09 method:
+repeated call runs again instead of being refused), ``-reanswer`` (no second answer from the tool results).
+A prefix runs the loop inside a chapter-09 method:
 ``plan+react+c`` plans first (``planning.PlanAndExecute``), ``reflect+react+c`` checks the answer by code and
 retries once (``planning.Reflection``). ``run_task`` never raises for a task: an
 exception becomes a failed outcome carrying its text. ``evaluate`` appends each outcome to a JSONL
@@ -14,7 +15,7 @@ Deliberately left out: running tasks in parallel (one model, two CPU cores) and 
 failed task.
 
     >>> parse_configs("react+c,native-guard")[1]
-    EvalConfig(strategy='native', constrained=False, few_shot=True, recap_results=True, repeat_guard=False, max_steps=6, method='loop')
+    EvalConfig(strategy='native', constrained=False, few_shot=True, recap_results=True, repeat_guard=False, results_answer=True, max_steps=6, method='loop')
 """
 from __future__ import annotations
 
@@ -35,11 +36,13 @@ from .checks import check_answer, failed_results, in_question_language, tools_ca
 from .tasks import Task
 from .toolsets import TaskTools
 
-SUFFIXES = {"-examples": "few_shot", "-recap": "recap_results", "-guard": "repeat_guard"}
+SUFFIXES = {"-examples": "few_shot", "-recap": "recap_results", "-guard": "repeat_guard",
+            "-reanswer": "results_answer"}
 METHODS = {"loop": Agent, "plan": PlanAndExecute, "reflect": Reflection}
-_NAME = re.compile(r"^(?:(plan|reflect)\+)?(react|native)(\+c)?((?:-examples|-recap|-guard)*)$")
-VALID_FORMS = ("optionally plan+ or reflect+, then react | native, then +c for constrained decoding, then any of -examples -recap -guard "
-               "(each switches that part off), e.g. react+c, native, react+c-examples, react-recap-guard, plan+react+c")
+_NAME = re.compile(r"^(?:(plan|reflect)\+)?(react|native)(\+c)?((?:-examples|-recap|-guard|-reanswer)*)$")
+VALID_FORMS = ("optionally plan+ or reflect+, then react | native, then +c for constrained decoding, then any of "
+               "-examples -recap -guard -reanswer (each switches that part off), e.g. react+c, native, react+c-examples, "
+               "react-recap-guard, plan+react+c")
 
 
 @dataclass
@@ -50,6 +53,7 @@ class EvalConfig:
     few_shot: bool = True
     recap_results: bool = True
     repeat_guard: bool = True
+    results_answer: bool = True
     max_steps: int = 6
     method: str = "loop"  # or "plan", "reflect": the loop inside a chapter-09 method
 

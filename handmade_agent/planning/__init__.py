@@ -16,7 +16,7 @@ from .plan import PlanAndExecute, PlannedRun, failed, merged_result, read_plan
 from .prompts import MAX_STEPS, plan_grammar, answer_messages, plan_messages, step_question
 from .reflection import CHECKS, Check, Reflection, answered, both_sides, grounded_figures, problems, question_script, \
     unit_named
-from .refusals import refused
+from ..agent import refused
 
 __all__ = ["PlanAndExecute", "PlannedRun", "read_plan", "failed", "merged_result", "MAX_STEPS", "plan_grammar",
            "plan_messages", "answer_messages", "step_question", "Reflection", "CHECKS", "Check", "problems",

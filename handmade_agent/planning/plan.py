@@ -27,7 +27,7 @@ from ..agent import Agent, AnswerContext, RunResult, apply_policies, complete, e
 from ..agent import events as ev
 from ..llm import Message, Usage
 from ..tools import ToolRegistry
-from .refusals import refused
+from ..agent import refused
 from .prompts import MAX_STEPS, answer_messages, plan_grammar, plan_messages, replan_note, step_question
 
 _LINE = re.compile(r"^\s*(?:[-*•]|\d+[.)、])\s*(.+?)\s*$")

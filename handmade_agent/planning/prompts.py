@@ -18,6 +18,7 @@ from __future__ import annotations
 
 from typing import Any, Sequence
 
+from ..agent import results_messages
 from ..llm import Message
 from ..rag import answer_script
 
@@ -40,12 +41,7 @@ PLAN_EXAMPLES = [
     ("兰州今天的最高气温是多少华氏度？", "- get_weather: 查询兰州今天的天气\n- convert_temperature: 把兰州今天的最高气温从摄氏度换算成华氏度\n",
      {"get_weather", "convert_temperature"}),
 ]
-ANSWER_SYSTEM = (
-    "Answer the user's question from the results below, which tools returned for the steps of a plan. Use only "
-    "these results; give every figure you use with its unit; when the question compares, name both values and "
-    "which one is higher. The tools have already run: write the answer itself, never which tool you would use. "
-    "Answer in the language of the question, in one or two sentences. If the results do not "
-    "answer the question, say that you cannot answer it with your tools.")
+
 
 
 def plan_grammar(names: Sequence[str]) -> str:
@@ -90,6 +86,5 @@ def replan_note(done: Sequence[tuple[str, Any]], step: str, why: str) -> str:
 
 
 def answer_messages(question: str, done: Sequence[tuple[str, Any]]) -> list[Message]:
-    """The answering call's conversation: the rules, then the question and each step's result."""
-    return [Message("system", ANSWER_SYSTEM),
-            Message("user", f"Question: {question}\n\nResults:\n{_found(done)}")]
+    """The answering call's conversation (the loop's own, ``agent.results_answer``): each step and what it found."""
+    return results_messages(question, [f"{step}: {(result.answer or 'no answer').strip()}" for step, result in done])

@@ -25,7 +25,7 @@ from ..agent import events as ev
 from ..rag import answer_script, needs_translation
 from ..tools import ToolRegistry
 from .plan import merged_result
-from .refusals import refused
+from ..agent import refused
 
 Check = Callable[[str, RunResult], "str | None"]
 _NUMBER = re.compile(r"(?<![\d.])-?\d+(?:\.\d+)?")

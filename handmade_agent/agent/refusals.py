@@ -4,7 +4,8 @@
 tool…", "无法…") and every other clause is courtesy: an apology, a pointer elsewhere ("you can check…", "建议…") or a
 question. A clause that states anything else is a claim, and an answer with a claim is no refusal: "CA981 cannot be
 late: it lands on time", "I can't check, but it is on time". The plan-and-execute agent reads it to see a step that
-gave up, reflection to rank a retry that gave up below an answer, and the evaluation suite to score refusals.
+gave up, reflection to rank a retry that gave up below an answer, the evaluation suite to score refusals, and the loop
+(``results_answer.py``) to keep its own answer over a second one that gives up.
 
 Deliberately left out: a claim inside the refusing clause itself ("I cannot check, it is on time" without a "but"),
 negated claims, and any language but English and Chinese.

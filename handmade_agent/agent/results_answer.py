@@ -1,0 +1,66 @@
+"""When the answer leaves out what the tools found, the model writes it again from the results alone.
+
+Measured on the 1.5B (``handmade-agent eval``, the four comparisons of ``--limit 40``): after two weather look-ups
+the loop's thought often named both values, and its final answer then gave one of them, or none, or the wrong
+winner (compare 1/4). The same model asked afresh, shown only the question and what the tools returned, named both
+sides more often (2/4). So ``answer_from_results``, an answer policy (``policies.py``) that the loop runs first while
+``AgentConfig.results_answer`` is on, makes one more model call (purpose ``"answer"``) when the run's tools returned
+two or more results and the answer gives a figure from fewer than two of them. It keeps the loop's answer when that
+call fails, gives up (``refusals.py``) where the loop's answer did not, or states a figure that neither the question
+nor a result shows. The new answer is the model's; code only decides when to ask and whether to keep it.
+
+Deliberately left out: asking after every run (a forecast converted to °F already cites both results, and the call
+costs a prefill of ~250 tokens), and showing the loop's thoughts (what the fresh call gains is not seeing them).
+
+    >>> cited("北京 27 °C, against 23 °C in 上海", ["北京: high 27 °C", "上海: high 23 °C", "广州: high 30 °C"])
+    2
+"""
+from __future__ import annotations
+
+import re
+from typing import Any, Sequence
+
+from ..llm import Message
+from .refusals import refused
+
+ANSWER_SYSTEM = (
+    "Answer the user's question from the results below, which tools returned. Use only these results; give every "
+    "figure you use with its unit; when the question compares, name both values and which one is higher. The tools "
+    "have already run: write the answer itself, never which tool you would use. Answer in the language of the "
+    "question, in one or two sentences. If the results do not answer the question, say that you cannot answer it "
+    "with your tools.")
+_NUMBER = re.compile(r"(?<![\d.])-?\d+(?:\.\d+)?")
+
+
+def results_messages(question: str, results: Sequence[str]) -> list[Message]:
+    """The answering call's conversation: the rules, then the question and one line per result."""
+    lines = "\n".join(f"- {r}" for r in results)
+    return [Message("system", ANSWER_SYSTEM), Message("user", f"Question: {question}\n\nResults:\n{lines}")]
+
+
+def figures(text: str) -> list[float]:
+    """The numbers in ``text`` (thousands separators dropped)."""
+    return [float(x) for x in _NUMBER.findall((text or "").replace(",", "").replace("，", ""))]
+
+
+def shows(x: float, source: str) -> bool:
+    """Does ``source`` show the figure ``x``, as given or rounded to a whole number or one decimal?"""
+    return any(abs(x - y) < 0.051 or round(y) == x or round(y, 1) == x for y in figures(source))
+
+
+def cited(answer: str, results: Sequence[str]) -> int:
+    """How many of ``results`` the answer gives at least one figure of."""
+    said = figures(answer)
+    return sum(any(shows(x, r) for x in said) for r in results)
+
+
+def answer_from_results(context: Any, answer: str) -> str | None:
+    """An answer policy (see the module docstring); None keeps ``answer``."""
+    if len(context.results) < 2 or cited(answer, context.results) >= 2:
+        return None
+    c = context.ask(results_messages(context.question, context.results), purpose="answer", max_tokens=160)
+    new = (c.text or "").strip() if c is not None else ""
+    sources = "\n".join([context.question, *context.results])
+    if not new or (refused(new) and not refused(answer)) or not all(shows(x, sources) for x in figures(new)):
+        return None
+    return new
