@@ -158,7 +158,7 @@ def main(argv: list[str] | None = None) -> int:
     sp.add_argument("action", choices=["info", "clear"])
     sp = sub.add_parser("eval", help="run the evaluation suite (data/eval_tasks.jsonl) and print a table")
     sp.add_argument("--configs", default="react+c,native+c,react,native",
-                    help="react|native, +c (constrained), -examples/-recap/-guard/-reanswer (that part off)")
+                    help="react|native, +c (constrained), -examples/-recap/-guard/-reanswer/-translate (that part off)")
     sp.add_argument("--kinds", default=None, help="task kinds, comma-separated (default: all)")
     sp.add_argument("--limit", type=int, default=None, help="at most N tasks, taken from each kind in turn")
     sp.add_argument("--every", type=int, default=None, help="every K-th task only")

@@ -143,3 +143,11 @@ def test_an_exception_inside_a_task_is_a_failed_outcome_and_the_run_goes_on(tmp_
     assert [o.success for o in outcomes] == [False, True]
     assert outcomes[0].stop_reason == "error" and "RuntimeError: the retriever is not installed" in outcomes[0].error
     assert read_outcomes(tmp_path / "r.jsonl")[0].error == outcomes[0].error
+
+
+def test_minus_translate_runs_the_agent_without_the_translation_policy():
+    zh = Task("w-zh", "zh", "weekday", "2025-12-25 是星期几？", "toolbox", {"any": ["Thursday", "星期四"], "tools": ["weekday"]})
+    translated, llm = run([CALL, RIGHT, "2025-12-25 是星期四。"], zh, "react")
+    assert len(llm.calls) == 3 and translated.answer == "2025-12-25 是星期四。"
+    kept, llm = run([CALL, RIGHT], zh, "react-translate")
+    assert len(llm.calls) == 2 and kept.answer == "2025-12-25 is a Thursday." and kept.config == "react-translate"

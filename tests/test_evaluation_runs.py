@@ -15,7 +15,8 @@ from handmade_agent.llm import ScriptedLLM
 
 
 @pytest.mark.parametrize("name", ["react", "native", "react+c", "native+c", "react+c-examples", "react-recap-guard",
-                                  "native+c-guard", "react+c-examples-recap-guard"])
+                                  "native+c-guard", "react+c-examples-recap-guard",
+                                  "react+c-reanswer-translate"])
 def test_a_configuration_name_round_trips(name):
     assert EvalConfig.parse(name).name == name
 
@@ -25,6 +26,8 @@ def test_configuration_names_set_the_agent():
     assert (config.strategy, config.constrained, config.few_shot, config.recap_results, config.repeat_guard) == (
         "react", True, False, True, False)
     assert [c.name for c in parse_configs("react+c, native")] == ["react+c", "native"]
+    off = EvalConfig.parse("react+c-reanswer-translate")
+    assert off.agent_settings()["results_answer"] is False and "translate" not in off.agent_settings()
 
 
 @pytest.mark.parametrize("bad", ["gpt", "react+c+c", "react-guard-guard", "react-c", "Native", "react+examples", ","])

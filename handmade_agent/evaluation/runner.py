@@ -3,19 +3,20 @@
 ``EvalConfig`` is one way to run the agent, named in short: ``react+c`` (text ReAct, constrained),
 ``native`` (the backend's tool calls, free), and suffixes that switch a part off: ``-examples``
 (no worked examples), ``-recap`` (observations without the earlier results), ``-guard`` (a
-repeated call runs again instead of being refused), ``-reanswer`` (no second answer from the tool results).
+repeated call runs again instead of being refused), ``-reanswer`` (no second answer from the tool results),
+``-translate`` (no translation of an answer into the question's language).
 A prefix runs the loop inside a chapter-09 method:
 ``plan+react+c`` plans first (``planning.PlanAndExecute``), ``reflect+react+c`` checks the answer by code and
 retries once (``planning.Reflection``). ``run_task`` never raises for a task: an
 exception becomes a failed outcome carrying its text. ``evaluate`` appends each outcome to a JSONL
 file as soon as it exists, so an interrupted run keeps what it did. Every configuration's agent
-runs the answer policy ``rag.translate_answer``, as the suite did when its figures were measured.
+runs the answer policy ``rag.translate_answer`` (unless ``-translate``), as the suite did when its figures were measured.
 
 Deliberately left out: running tasks in parallel (one model, two CPU cores) and retrying a
 failed task.
 
     >>> parse_configs("react+c,native-guard")[1]
-    EvalConfig(strategy='native', constrained=False, few_shot=True, recap_results=True, repeat_guard=False, results_answer=True, max_steps=6, method='loop')
+    EvalConfig(strategy='native', constrained=False, few_shot=True, recap_results=True, repeat_guard=False, results_answer=True, translate=True, max_steps=6, method='loop')
 """
 from __future__ import annotations
 
@@ -37,11 +38,11 @@ from .tasks import Task
 from .toolsets import TaskTools
 
 SUFFIXES = {"-examples": "few_shot", "-recap": "recap_results", "-guard": "repeat_guard",
-            "-reanswer": "results_answer"}
+            "-reanswer": "results_answer", "-translate": "translate"}
 METHODS = {"loop": Agent, "plan": PlanAndExecute, "reflect": Reflection}
-_NAME = re.compile(r"^(?:(plan|reflect)\+)?(react|native)(\+c)?((?:-examples|-recap|-guard|-reanswer)*)$")
+_NAME = re.compile(r"^(?:(plan|reflect)\+)?(react|native)(\+c)?((?:-examples|-recap|-guard|-reanswer|-translate)*)$")
 VALID_FORMS = ("optionally plan+ or reflect+, then react | native, then +c for constrained decoding, then any of "
-               "-examples -recap -guard -reanswer (each switches that part off), e.g. react+c, native, react+c-examples, "
+               "-examples -recap -guard -reanswer -translate (each switches that part off), e.g. react+c, native, react+c-examples, "
                "react-recap-guard, plan+react+c")
 
 
@@ -54,6 +55,7 @@ class EvalConfig:
     recap_results: bool = True
     repeat_guard: bool = True
     results_answer: bool = True
+    translate: bool = True  # the answer policy rag.translate_answer (not an agent setting)
     max_steps: int = 6
     method: str = "loop"  # or "plan", "reflect": the loop inside a chapter-09 method
 
@@ -66,7 +68,7 @@ class EvalConfig:
     def agent_settings(self) -> dict[str, Any]:
         """The ``AgentConfig`` settings this configuration stands for."""
         settings = asdict(self)
-        del settings["method"]
+        del settings["method"], settings["translate"]
         return settings
 
     @classmethod
@@ -117,7 +119,7 @@ def run_task(llm: Any, task: Task, config: EvalConfig, tools_for: Callable[[str]
     t0 = time.perf_counter()
     try:
         # measured with the answer in the question's language since the suite began: the policy keeps figures comparable
-        agent = METHODS[config.method](llm, tools_for(task.tools), answer_policies=[translate_answer],
+        agent = METHODS[config.method](llm, tools_for(task.tools), answer_policies=[translate_answer] * config.translate,
                                        **config.agent_settings())
         result = agent.run(task.question)
         answer = redact_text(result.answer) if result.answer is not None else None
