@@ -88,3 +88,9 @@ def test_the_second_call_is_counted_in_the_final_step_and_the_run():
     assert again.steps[-1].model_calls == 2 and once.steps[-1].model_calls == 1
     assert again.steps[-1].usage.prompt_tokens > once.steps[-1].usage.prompt_tokens > 0
     assert [s.usage for s in again.steps[:-1]] == [s.usage for s in once.steps[:-1]]
+
+
+def test_an_answer_with_a_figure_of_its_own_is_left_alone():
+    # the loop converted 27 °C itself; the results alone cannot give 80.6 back, so nothing is asked
+    result, llm = run("北京 is warmer: 27 °C, that is 80.6 °F.")
+    assert result.answer == "北京 is warmer: 27 °C, that is 80.6 °F." and len(llm.calls) == 3

@@ -5,7 +5,9 @@ the loop's thought often named both values, and its final answer then gave one o
 winner (compare 1/4). The same model asked afresh, shown only the question and what the tools returned, named both
 sides more often (2/4). So ``answer_from_results``, an answer policy (``policies.py``) that the loop runs first while
 ``AgentConfig.results_answer`` is on, makes one more model call (purpose ``"answer"``) when the run's tools returned
-two or more results and the answer gives a figure from fewer than two of them. It keeps the loop's answer when that
+two or more results and the answer gives a figure from fewer than two of them and none of its own. An answer with a
+figure no result shows is left alone: asked for 24 °C in °F after a forecast and no conversion, the loop wrote
+"75.2 °F" itself, and the answer from the results alone lost it. It keeps the loop's answer when that
 call fails, gives up (``refusals.py``) where the loop's answer did not, or states a figure that neither the question
 nor a result shows. The new answer is the model's; code only decides when to ask and whether to keep it.
 
@@ -48,6 +50,11 @@ def shows(x: float, source: str) -> bool:
     return any(abs(x - y) < 0.051 or round(y) == x or round(y, 1) == x for y in figures(source))
 
 
+def grounded(answer: str, sources: str) -> bool:
+    """Does ``sources`` show every figure of ``answer``?"""
+    return all(shows(x, sources) for x in figures(answer))
+
+
 def cited(answer: str, results: Sequence[str]) -> int:
     """How many of ``results`` the answer gives at least one figure of."""
     said = figures(answer)
@@ -56,11 +63,11 @@ def cited(answer: str, results: Sequence[str]) -> int:
 
 def answer_from_results(context: Any, answer: str) -> str | None:
     """An answer policy (see the module docstring); None keeps ``answer``."""
-    if len(context.results) < 2 or cited(answer, context.results) >= 2:
+    sources = "\n".join([context.question, *context.results])
+    if len(context.results) < 2 or cited(answer, context.results) >= 2 or not grounded(answer, sources):
         return None
     c = context.ask(results_messages(context.question, context.results), purpose="answer", max_tokens=160)
     new = (c.text or "").strip() if c is not None else ""
-    sources = "\n".join([context.question, *context.results])
-    if not new or (refused(new) and not refused(answer)) or not all(shows(x, sources) for x in figures(new)):
+    if not new or (refused(new) and not refused(answer)) or not grounded(new, sources):
         return None
     return new
