@@ -19,10 +19,10 @@ from .loop import Agent
 from .model_call import complete
 from .policies import AnswerContext, AnswerPolicy, apply_policies
 from .refusals import refused
-from .results_answer import answer_from_results, results_messages
+from .results_answer import answer_from_results, cited, figures, results_messages, shows
 from .steps import STEP_KINDS, STOP_REASONS, RunResult, Step, ToolUse
 from .tool_errors import copies_tool_error
 
 __all__ = ["AgentConfig", "Agent", "Step", "ToolUse", "RunResult", "STEP_KINDS", "STOP_REASONS", "events", "Event", "Observer",
            "emit", "complete", "check_setting", "copies_tool_error", "AnswerContext", "AnswerPolicy", "apply_policies",
-           "refused", "answer_from_results", "results_messages"]
+           "refused", "answer_from_results", "results_messages", "figures", "shows", "cited"]

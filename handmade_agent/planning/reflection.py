@@ -20,7 +20,7 @@ import re
 import time
 from typing import Any, Callable, Iterable
 
-from ..agent import Agent, RunResult
+from ..agent import Agent, RunResult, cited, figures, shows
 from ..agent import events as ev
 from ..rag import answer_script, needs_translation
 from ..tools import ToolRegistry
@@ -28,17 +28,8 @@ from .plan import merged_result
 from ..agent import refused
 
 Check = Callable[[str, RunResult], "str | None"]
-_NUMBER = re.compile(r"(?<![\d.])-?\d+(?:\.\d+)?")
 _UNITS = {"°F": r"fahrenheit|°f|华氏", "K": r"kelvin|开尔文|(?<![a-z])k(?![a-z])", "°C": r"celsius|°c|摄氏"}
 _COMPARES = re.compile(r"\b(?:which|warmer|colder|hotter|higher|lower|more|less|compare)\b|哪|更|比较", re.I)
-
-
-def _numbers(text: str) -> list[float]:
-    return [float(x) for x in _NUMBER.findall((text or "").replace(",", "").replace("，", ""))]
-
-
-def _seen(x: float, figures: list[float]) -> bool:
-    return any(abs(x - y) < 0.051 or round(y) == x or round(y, 1) == x for y in figures)
 
 
 def _results(result: RunResult) -> list[str]:
@@ -55,8 +46,8 @@ def grounded_figures(question: str, result: RunResult) -> str | None:
     """Every figure of the answer is in the question or a tool's result (a run that used no tool is not checked)."""
     if not _results(result):
         return None
-    figures = _numbers(question) + [x for text in _results(result) for x in _numbers(text)]
-    unseen = [x for x in _numbers(result.answer or "") if not _seen(x, figures)]
+    sources = "\n".join([question, *_results(result)])
+    unseen = [x for x in figures(result.answer or "") if not shows(x, sources)]
     if unseen:
         return (f"the answer gives {', '.join(f'{x:g}' for x in unseen)}, which no tool result shows; get each "
                 "figure from a tool (a conversion or a calculation is a tool call too) or leave it out")
@@ -73,12 +64,10 @@ def unit_named(question: str, result: RunResult) -> str | None:
 
 def both_sides(question: str, result: RunResult) -> str | None:
     """A comparison over two or more results must cite a figure from at least two of them."""
-    results = [set(_numbers(text)) for text in _results(result)]
+    results = _results(result)
     if len(results) < 2 or not _COMPARES.search(question):
         return None
-    said = _numbers(result.answer or "")
-    cited = sum(any(_seen(x, sorted(r)) for x in said) for r in results if r)
-    if cited < 2:
+    if cited(result.answer or "", results) < 2:
         return "the question compares; name the value of each side, with its unit, and say which is higher"
     return None
 
