@@ -325,22 +325,22 @@ class Agent:
                 r.error_retried = True
                 return self._format_error(r, index, reply, "the answer copies a tool's error message", RETRY)
             answer = refusal([u.tool for u in failed])
-        spent = Step(index, "final_answer")  # what the policies' model calls cost
+        spent, seconds = Usage(), 0.0  # what the policies' model calls cost
         policies = [answer_from_results] * self.config.results_answer + self.answer_policies
         if policies:  # the reply keeps what the model wrote; the answer is what the policies made of it
             def ask(messages: list[Message], purpose: str = "policy", **kwargs: Any) -> Completion | None:
+                nonlocal spent, seconds
                 c = None if self._out_of_time() else self._complete(index, messages, purpose, **kwargs)[0]
                 if c is not None:  # a policy's call is this step's cost too: counted in the step and the run
-                    spent.usage, spent.latency = spent.usage + c.usage, spent.latency + (c.latency or 0.0)
+                    spent, seconds = spent + c.usage, seconds + (c.latency or 0.0)
                     r.usage = r.usage + c.usage
                 return c
-            results = tuple(u.observation for s in r.steps
-                            for u in s.tool_uses if u.ok and s.kind == "action")
+            results = tuple(u.observation for s in r.steps if s.kind == "action" for u in s.tool_uses if u.ok)
             context = AnswerContext(r.question, r.run_id, index, self.constrained, ask, results)
             answer = apply_policies(policies, context, answer)
         self._emit(ev.FinalAnswer(answer=answer), index)
-        return Step(index, "final_answer", reply, thought, answer=answer, native=not self._react, usage=spent.usage,
-                    latency=spent.latency)
+        return Step(index, "final_answer", reply, thought, answer=answer, native=not self._react, usage=spent,
+                    latency=seconds)
 
     def _format_error(self, r: _Run, index: int, reply: str, error: str, feedback: str) -> Step:
         r.format_errors += 1

@@ -33,7 +33,7 @@ class AnswerContext:
     step: int
     constrained: bool                     # the backend decodes under a grammar if ``ask`` is given one
     ask: Callable[..., Completion | None]
-    results: tuple[str, ...] = ()         # what the run's tools returned, "tool(input): result", in order
+    results: tuple[str, ...] = ()         # the text of each result the run's tools returned, in order
 
 
 AnswerPolicy = Callable[[AnswerContext, str], "str | None"]

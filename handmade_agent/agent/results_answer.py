@@ -11,8 +11,9 @@ figure no result shows is left alone: asked for 24 °C in °F after a forecast a
 call fails, gives up (``refusals.py``) where the loop's answer did not, or states a figure that neither the question
 nor a result shows. The new answer is the model's; code only decides when to ask and whether to keep it.
 
-Deliberately left out: asking after every run (a forecast converted to °F already cites both results, and the call
-costs a prefill of ~250 tokens), and showing the loop's thoughts (what the fresh call gains is not seeing them).
+Deliberately left out: asking after every run (a forecast converted to °F already cites both results, and each call
+is one more prefill), showing the loop's thoughts (what the fresh call gains is not seeing them), and reading dates
+apart from figures (a result's "2024-04-01" shows a 1, so "1 day earlier" counts as the results' figure).
 
     >>> cited("北京 27 °C, against 23 °C in 上海", ["北京: high 27 °C", "上海: high 23 °C", "广州: high 30 °C"])
     2

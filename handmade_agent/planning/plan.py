@@ -23,11 +23,10 @@ import uuid
 from dataclasses import dataclass, field
 from typing import Any, Iterable
 
-from ..agent import Agent, AnswerContext, RunResult, apply_policies, complete, emit
+from ..agent import Agent, AnswerContext, RunResult, apply_policies, complete, emit, refused
 from ..agent import events as ev
 from ..llm import Message, Usage
 from ..tools import ToolRegistry
-from ..agent import refused
 from .prompts import MAX_STEPS, answer_messages, plan_grammar, plan_messages, replan_note, step_question
 
 _LINE = re.compile(r"^\s*(?:[-*•]|\d+[.)、])\s*(.+?)\s*$")

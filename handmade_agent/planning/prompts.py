@@ -43,7 +43,6 @@ PLAN_EXAMPLES = [
 ]
 
 
-
 def plan_grammar(names: Sequence[str]) -> str:
     """GBNF for a plan: one to ``MAX_STEPS`` lines, each a tool of ``names`` (or "none") and an instruction."""
     tool = " | ".join(f'"{n}"' for n in [*names, "none"])

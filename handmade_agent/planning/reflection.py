@@ -20,12 +20,11 @@ import re
 import time
 from typing import Any, Callable, Iterable
 
-from ..agent import Agent, RunResult, cited, figures, shows
+from ..agent import Agent, RunResult, cited, figures, refused, shows
 from ..agent import events as ev
 from ..rag import answer_script, needs_translation
 from ..tools import ToolRegistry
 from .plan import merged_result
-from ..agent import refused
 
 Check = Callable[[str, RunResult], "str | None"]
 _UNITS = {"°F": r"fahrenheit|°f|华氏", "K": r"kelvin|开尔文|(?<![a-z])k(?![a-z])", "°C": r"celsius|°c|摄氏"}
