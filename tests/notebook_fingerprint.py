@@ -2,7 +2,7 @@
 
 A notebook's outputs depend on the package code it runs, the data files it reads and the model.
 ``fingerprint(path)`` hashes: every package module the notebook imports, followed through the
-package's own imports (read from the source, like ``test_architecture``); every file under
+package's own imports (read from the source, like ``test_architecture``), comments left out; every file under
 ``data/`` whose name (or top folder) appears in the notebook or in those modules; and the model
 file's sha256. ``execute_notebook.py`` stores it in the notebook's metadata; a fast test recomputes
 it and names the notebook to re-run when it differs.
@@ -16,6 +16,7 @@ import ast
 import hashlib
 import json
 import sys
+import tokenize
 from pathlib import Path
 
 ROOT = Path(__file__).resolve().parents[1]
@@ -60,6 +61,16 @@ def sha(path: Path) -> str:
     return hashlib.sha256(path.read_bytes()).hexdigest()[:16]
 
 
+def code_sha(path: Path) -> str:
+    """A module's hash without its comments: they never change what runs, and rewording one should not ask for
+    25 minutes of re-execution. Line numbers stay in (a traceback in an output shows them), docstrings too (a tool's
+    description can be one); the source that ``show_source`` prints is compared by its own test."""
+    with path.open("rb") as f:
+        kept = [(t.type, t.string, t.start[0]) for t in tokenize.tokenize(f.readline)
+                if t.type not in (tokenize.COMMENT, tokenize.NL)]
+    return hashlib.sha256(repr(kept).encode("utf-8")).hexdigest()[:16]
+
+
 def inputs(path: Path) -> dict[str, str]:
     """Every input of the notebook's outputs, by path relative to the repository, with a short hash."""
     nb = json.loads(path.read_text(encoding="utf-8"))
@@ -67,7 +78,7 @@ def inputs(path: Path) -> dict[str, str]:
     text = "".join("".join(c["source"]) for c in nb["cells"]) + "".join(f.read_text(encoding="utf-8") for f in files)
     data = [f for f in sorted((ROOT / "data").rglob("*")) if f.is_file()
             and (f.name in text or f.relative_to(ROOT / "data").parts[0] in text)]
-    out = {str(f.relative_to(ROOT)): sha(f) for f in files + data}
+    out = {**{str(f.relative_to(ROOT)): code_sha(f) for f in files}, **{str(f.relative_to(ROOT)): sha(f) for f in data}}
     from handmade_agent.local import model_spec
     spec = model_spec()  # the model the outputs came from: the default, or HANDMADE_AGENT_LOCAL_MODEL's
     out["model:" + spec.filename] = spec.sha256[:16]

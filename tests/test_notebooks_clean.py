@@ -125,3 +125,18 @@ def test_every_widget_output_has_its_saved_state(path):
     state = nb["metadata"].get("widgets", {}).get("application/vnd.jupyter.widget-state+json", {}).get("state", {})
     missing = [v for v in views if v not in state]
     assert not missing, f"{path.name}: {len(missing)} widget outputs without saved state; re-execute it"
+
+
+def test_a_reworded_comment_keeps_the_fingerprint_and_a_code_change_does_not(tmp_path):
+    from notebook_fingerprint import code_sha
+    module = tmp_path / "m.py"
+
+    def sha_of(text: str) -> str:
+        module.write_text(text, encoding="utf-8")
+        return code_sha(module)
+
+    base = sha_of('"""Doc."""\nx = 1  # why one\n# a note\ny = x + 1\n')
+    assert sha_of('"""Doc."""\nx = 1  # why, reworded\n# another note\ny = x + 1\n') == base
+    assert sha_of('"""Doc."""\nx = 2  # why one\n# a note\ny = x + 1\n') != base  # code
+    assert sha_of('"""Doc, edited."""\nx = 1  # why one\n# a note\ny = x + 1\n') != base  # a docstring may be shown
+    assert sha_of('"""Doc."""\nx = 1  # why one\ny = x + 1\n') != base  # lines moved: tracebacks show numbers
