@@ -90,3 +90,14 @@ def test_shorthand_parameter_rules():
 
 def test_coerce_arguments_maps_keys_like_tool_names():
     assert coerce_arguments(SCHEMA, {"City": "x", "DATE": "y"}) == {"city": "x", "date": "y"}
+
+
+@pytest.mark.parametrize("args, path", [({"tags": [1, "b"]}, "tags[1]"), ({"where": {"n": "x"}}, "where.n"),
+                                         ({"Tags": ["2", "x"]}, "tags[1]")])
+def test_a_required_parameter_given_with_a_bad_part_is_reported_once_and_not_as_missing(args, path):
+    schema = {"type": "object", "required": ["where"] if "where" in args else ["tags"],
+              "properties": {"tags": {"type": "array", "items": {"type": "integer"}},
+                             "where": {"type": "object", "properties": {"n": {"type": "integer"}}}}}
+    with pytest.raises(ArgumentError) as info:
+        coerce_arguments(schema, args)
+    assert len(info.value.problems) == 1 and info.value.problems[0].startswith(f"parameter '{path}': expected ")

@@ -185,9 +185,10 @@ def coerce_arguments(schema: dict, args: dict, prefix: str = "") -> dict:
     """Check ``args`` against an object schema; return converted arguments or raise ArgumentError."""
     properties: dict = schema.get("properties", {})
     by_key = {normalize_name(k): k for k in properties}
-    problems, out = [], {}
+    problems, out, given = [], {}, set()
     for key, value in args.items():
         name = key if key in properties else by_key.get(normalize_name(str(key)))
+        given.add(name)
         if name is None:
             close = difflib.get_close_matches(str(key), list(properties), n=1, cutoff=0.5)
             hint = f" (did you mean {close[0]!r}?)" if close else ""
@@ -199,7 +200,7 @@ def coerce_arguments(schema: dict, args: dict, prefix: str = "") -> dict:
         except ArgumentError as e:
             problems.extend(e.problems)
     for name in schema.get("required", []):
-        if name not in out and not any(p.startswith(f"parameter {prefix + name!r}") for p in problems):
+        if name not in given:  # given with a bad value is a problem already reported, not a missing one
             expected = describe_expected(properties.get(name, {}))
             problems.append(f"missing required parameter {prefix + name!r} (expected {expected})")
     if problems:
