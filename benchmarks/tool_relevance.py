@@ -1,6 +1,6 @@
 """Could code, not the model, tell that no offered tool fits? Question-to-description similarity, measured.
 
-    python benchmarks/tool_relevance.py            # both embedders, both data sets (about a minute, no LLM)
+    python benchmarks/tool_relevance.py            # both embedders, both data sets (about 15 s, no LLM)
 
 For every question of ``data/unfamiliar_tools.json`` (the tools offered exactly as
 ``benchmarks/unfamiliar_tools.py`` offers them, seed 0) and of the evaluation suite
