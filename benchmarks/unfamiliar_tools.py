@@ -15,6 +15,8 @@ with the package defaults. Scored by code:
 * right refusal: on a no-tool question the step is a final answer, not a call. The questions are of two sorts,
   both scored so: a model answers "tell me a joke" or "who painted the Mona Lisa" from what it knows, and must
   refuse "order me a pizza"; what is wrong either way is calling an offered tool that does something else.
+  A tool that would answer after all (``answered_by`` in the data: an article summary for the Mona Lisa) is
+  never offered with such a question.
 
 Configs: ``react`` / ``native`` (protocol), ``+c`` for grammar-constrained decoding. ``--limit N`` takes
 the first N tool questions and N/2 no-tool questions (a full run is a few minutes per config).
@@ -73,7 +75,9 @@ def offers(data: dict, seed: int) -> list[tuple[str, list[dict], dict | None]]:
         offered.insert(rng.randrange(5), spec)
         out.append((spec["question"], offered, spec["expected"]))
     for question in data["no_tool_questions"]:
-        out.append((question, rng.sample(specs, 5), None))
+        # a summary of an article answers "Who painted the Mona Lisa?": such a tool is never its distractor
+        answering = set(data.get("answered_by", {}).get(question, []))
+        out.append((question, rng.sample([s for s in specs if s["name"] not in answering], 5), None))
     return out
 
 
@@ -101,6 +105,9 @@ def run(llm, config: str, items: list) -> dict:
 
 
 def main(argv: list[str]) -> None:
+    if "--help" in argv or "-h" in argv:
+        print(__doc__)
+        return
     from handmade_agent.local import LocalLLM
 
     def option(name: str, default: str) -> str:

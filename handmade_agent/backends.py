@@ -55,7 +55,7 @@ def course_llm(**local_settings: Any) -> Any:
     """The course's model: ``OpenAIChat()`` when ``HANDMADE_AGENT_BASE_URL`` is set, else ``LocalLLM(**local_settings)``.
 
     ``local_settings`` (``n_ctx``, ``max_tokens``, ``model``...) apply to the in-process model only; a
-    server keeps its own. Which local model: ``HANDMADE_AGENT_LOCAL_MODEL`` (default the 0.5B). The
+    server keeps its own. Which local model: ``HANDMADE_AGENT_LOCAL_MODEL`` (default the 1.5B). The
     served model's name comes from ``HANDMADE_AGENT_MODEL``, else the id of that same local model
     (what the course's server answers to); grammars are sent when ``server_takes_grammar`` says so.
     """

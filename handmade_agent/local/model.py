@@ -1,4 +1,4 @@
-"""The embedded model, run in-process by llama-cpp-python (by default Qwen2.5-Coder-0.5B-Instruct).
+"""The embedded model, run in-process by llama-cpp-python (by default Qwen2.5-Coder-1.5B-Instruct; the 0.5B on request).
 
 ``LocalLLM`` renders messages with the chat template stored inside the GGUF file
 (so tool calls use the format the model was trained on), decodes greedily by

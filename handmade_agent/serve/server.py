@@ -79,7 +79,7 @@ def run_server(host: str = "127.0.0.1", port: int = 8080, *, model: str | None =
                queue_limit: int = 16, announce: Any = print, allowed_hosts: tuple[str, ...] = ()) -> None:
     """Serve the local model until SIGTERM/SIGINT (see the module docstring).
 
-    ``model`` is a registry name (default ``HANDMADE_AGENT_LOCAL_MODEL``, else the 0.5B): it decides the served
+    ``model`` is a registry name (default ``HANDMADE_AGENT_LOCAL_MODEL``, else the registry default, the 1.5B): it decides the served
     id; ``model_path`` replaces that model's file. On loopback, requests must name the host as ``host``,
     localhost, 127.0.0.1, ::1 or one of ``allowed_hosts`` (a web page cannot reach it by another name).
     """
