@@ -4,9 +4,9 @@ exactly as a student's notebook builds it.
 
 ``make test`` reruns only notebook 01 on a server (its ``local-only`` cells in a client-only install);
 rerunning notebook 03 as well cost about 150 s of a CI near its budget. What that rerun checked of the loop
-is checked here, on notebook 03's own two-tool chain: the grammar reaches the server (the constrained agent
-is on), the forecast is looked up and then converted, in that order, and the answer gives the converted
-figure, which is computed here by the tools themselves, not written down.
+is checked here, on notebook 03's own two-tool chain: the client built for the course server sends grammars
+(so the agent is constrained), the forecast is looked up and then converted, in that order, and the answer
+gives the converted figure, which is computed here by the tools themselves, not written down.
 """
 from __future__ import annotations
 
@@ -20,7 +20,7 @@ from handmade_agent.llm import OpenAIChat
 from handmade_agent.serve import LocalServer
 
 pytestmark = pytest.mark.model
-CHAIN_TASK = "What is today's low in 北京 in Fahrenheit?"  # notebook 03, section "a chain of two tools"
+CHAIN_TASK = "What is today's low in 北京 in Fahrenheit?"  # notebook 03, section 4 (CHAIN_TASK)
 
 
 @pytest.fixture(scope="module")
