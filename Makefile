@@ -1,7 +1,9 @@
 # One-command set-up and test for handmade-agent. Everything lives in .venv; nothing is installed globally.
 #   make demo   - create .venv, install the package with every extra, fetch + verify the local model, run the demo
-#   make test   - the same set-up if needed, then every test (model tests too) and every notebook under nbval (strict)
+#   make test   - the same set-up if needed, then every test (model tests too) and every notebook under nbval (strict),
+#                 in tiers that stop at the first failing one; timings in reports/
 #   make unit   - the fast tests only, in the client install (no llama.cpp, no model; about a minute)
+#   make notebooks - re-execute the notebooks commit-ready, replaying recorded model calls (new calls run the model)
 #   make lab    - open JupyterLab on the notebooks
 PYTHON ?= python3
 VENV   := .venv
@@ -70,16 +72,34 @@ wheelhouse: $(STAMP)
 demo: setup
 	$(BIN)/handmade-agent demo
 
+# In tiers, cheapest first, each its own pytest run: make stops at the first that fails, so a stale notebook
+# fingerprint (a fast test) fails CI in about two minutes, not after the 50 minutes of a whole run. Each tier
+# prints its wall time and leaves its output, with every test's duration, in reports/durations-<tier>.txt.
+# The two -m expressions are complements: together they select every test in tests/.
+# The notebooks tier replays recorded model calls (notebooks/recordings/); the real model is proven by the model
+# tier (its tests, and tests/test_recording_audit.py: recorded calls drawn afresh, asked again), by the cells that
+# measure the engine (live_calls), by the served tier, and by one cheap notebook run whole on the live model,
+# a different one each day of the year.
+LIVE_ROTATION := 01_tools 02_react_parser 04_observer 05_memory
+LIVE_NB := notebooks/$(word $(shell expr $$(date +%j | sed "s/^0*//") % 4 + 1),$(LIVE_ROTATION)).ipynb
+PYTEST := $(BIN)/python -m pytest -p no:cacheprovider --durations=0
+TIER   := bash tests/ci_tier.sh
 test: setup $(CLIENT)/.installed
-	$(BIN)/python -m pytest -p no:cacheprovider --durations=15 tests notebooks $(NBVAL)
-	$(BIN)/python tests/served_notebooks.py $(CLIENT)/bin/python $(SERVED_IN_TEST)
+	$(TIER) fast $(PYTEST) -x -m "not model and not browser" tests
+	$(TIER) model $(PYTEST) -m "model or browser" tests
+	$(TIER) notebooks $(PYTEST) notebooks $(NBVAL)
+	$(TIER) live env HANDMADE_AGENT_RECORDING=off $(PYTEST) $(LIVE_NB) $(NBVAL)
+	$(TIER) served $(BIN)/python tests/served_notebooks.py $(CLIENT)/bin/python $(SERVED_IN_TEST)
 
 # the client install: no compiler, no llama-cpp-python, no model file, so a fast test that loads the model fails here
 unit: $(CLIENT)/.installed
 	$(CLIENT)/bin/python -m pytest -p no:cacheprovider -m "not model and not browser" tests
 
+# Re-execute every notebook (or NB=notebooks/03_agent_loop.ipynb) and save it commit-ready. Model calls are replayed
+# from notebooks/recordings/ and only new ones run the model (HANDMADE_AGENT_RECORDING=off runs every call live).
+NB ?= $(sort $(wildcard notebooks/[0-9]*.ipynb))
 notebooks: setup
-	$(BIN)/python -m pytest -p no:cacheprovider notebooks $(NBVAL)
+	$(BIN)/python tests/execute_notebook.py $(NB)
 
 lab: setup
 	$(BIN)/jupyter lab notebooks/

@@ -12,6 +12,9 @@ Round 3 (``hostile_round3.py``) adds client GBNF grammars, schema grammars, reda
 (URL passwords, keys as dict keys), the server app in process (a fake model: refusals, then a plain request
 still answered), JSON Lines files that must be refused naming the line, and the RAG scans on 100 kB.
 
+Round 4 (``hostile_round4_<area>.py``, issue 49) adds the model cache and its assembly, the embedding cache,
+redaction of paths and near-keys, quadratic checks, MCP schemas and streams, and the server's doors.
+
 Deliberately left out: the server under load and over real sockets, and redaction's full pattern list
 (benchmarks/serve.py and the unit tests cover them).
 """
@@ -36,6 +39,7 @@ sys.path.insert(0, str(Path(__file__).resolve().parent.parent))
 from handmade_agent.errors import HandmadeAgentError  # noqa: E402
 
 HANG_SECONDS = 1.0
+ROUND4_AREAS = ("storage", "mcp")  # hostile_round4_<area>.py: issue 49's classes, one file per area
 
 
 @dataclass
@@ -271,10 +275,12 @@ def model_file_cases(tmp: Path) -> list[Case]:
 def main() -> None:
     sys.modules.setdefault("hostile", sys.modules[__name__])  # round 3 imports Case from here: not a second copy
     from hostile_round3 import cases as round3_cases
+    round4 = [__import__(f"hostile_round4_{area}").cases for area in ROUND4_AREAS]
     with tempfile.TemporaryDirectory() as d:
         tmp = Path(d)
         corpus = (parser_cases() + calculator_cases() + tool_cases() + native_cases() + storage_cases(tmp)
-                  + rag_cases(tmp) + llm_cases() + model_file_cases(tmp) + round3_cases(tmp))
+                  + rag_cases(tmp) + llm_cases() + model_file_cases(tmp) + round3_cases(tmp)
+                  + [c for cases in round4 for c in cases(tmp)])
         results = [(c, outcome(c)) for c in corpus]
     totals = Counter(r for _, r in results)
     print(f"inputs tried:        {len(results)}")

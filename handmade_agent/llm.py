@@ -86,13 +86,18 @@ class Usage:
 
 @dataclass
 class Completion:
-    """What a model returned: text, tool calls, usage, and wall-clock latency in seconds."""
+    """What a model returned: text, tool calls, usage, and wall-clock latency in seconds.
+
+    ``replayed`` is True when the reply came from a recording (``local/recording.py``): then ``latency`` is the
+    seconds the call took when it was recorded, not a measurement of this run.
+    """
     text: str
     tool_calls: list[ToolCall] = field(default_factory=list)
     usage: Usage = field(default_factory=Usage)
     latency: float = 0.0
     model: str = ""
     finish_reason: str = "stop"
+    replayed: bool = False
 
 
 @runtime_checkable

@@ -2,7 +2,9 @@
 
 Two kinds of evidence mark a secret. Its *value*, when this process knows it: every environment
 variable whose name looks like a credential (``*_API_KEY``, ``*_TOKEN``, ``*SECRET*``, ``PASSWORD``...)
-is a known secret, wherever its value appears, whatever its shape. And its *shape*: provider key
+is a known secret, wherever its value appears, whatever its shape (``PWD``, the working directory, is not one),
+and so is a long piece of one, with the run of key characters around it (another key sharing the piece). And
+its *shape*: provider key
 formats (``sk-``, ``gsk_``, ``hf_``, ``ghp_``, ``AKIA``, ``AIza``, ``xox?-``, JWTs), ``Bearer``/``Basic``
 credentials, ``api_key=...`` / ``"password": "..."`` pairs, and ``?key=...`` in URLs. Matches become
 ``[REDACTED]``; redacting twice changes nothing more. The choke points call it: ``agent.events.emit``
@@ -24,10 +26,13 @@ import os
 import re
 from collections import OrderedDict
 from functools import lru_cache
-from typing import Any
+from typing import Any, Callable
 
 MARK = "[REDACTED]"
 MIN_KNOWN = 8  # shorter env values ("1", "true", "cpu") are settings, not secrets
+# Names that look like a credential's and are not: PWD is the shell's working directory, not a password (taken
+# for one, the directory and every long piece of it vanished from logs, traces and saved memory).
+NOT_SECRETS = frozenset({"PWD", "OLDPWD"})
 
 # Secret-looking names: api_key, OPENAI_API_KEY, client_secret, password, access_token, token ...
 # ("max_tokens" and "prompt_tokens" are counts and deliberately do not match.)
@@ -39,12 +44,21 @@ _START = r"(?<![A-Za-z0-9_])"  # not \b: Chinese characters are word characters,
 # In text the name's prefix words (OPENAI_ in OPENAI_API_KEY) are not matched but only allowed before it:
 # matching them made every "-" a new start that rescanned the rest of the run (quadratic in "1-2-3-...").
 _NAME = rf"(?<![A-Za-z0-9]){_WORD}"
+
+
+def _key_value(m: re.Match) -> str:
+    # "PWD=/home/..." in an environment dump is the working directory; "Pwd=..." in a connection string stays hidden
+    if m.group(1).upper() in NOT_SECRETS and m.group(3)[0] in "/~":
+        return m.group(0)
+    return f"{m.group(1)}{m.group(2)}{MARK}"
+
+
 # (pattern, replacement, hints): a pattern runs only on a text whose lower case holds one of its hints, since
 # scanning for a literal is many times faster than running a pattern over a long reply that has no key
-_PATTERNS: list[tuple[re.Pattern, str, tuple[str, ...]]] = [
+_PATTERNS: list[tuple[re.Pattern, str | Callable[[re.Match], str], tuple[str, ...]]] = [
     # key = value / key: "value" in text; the value stops at space, quote, comma, &, ; or a closing brace
     (re.compile(rf"({_NAME})(\"?'?[ \t]{{0,3}}[:=][ \t]{{0,3}}[\"']?)(?:Bearer[ \t]+|Basic[ \t]+)?"
-                rf"(?!\[REDACTED\])([^\s\"',;&}}]{{4,}})", re.I), rf"\1\2{MARK}",
+                rf"(?!\[REDACTED\])([^\s\"',;&}}]{{4,}})", re.I), _key_value,
      ("key", "secret", "passw", "pwd", "token", "authorization")),
     # a bearer token: 8+ characters with a digit or symbol, or 16+ of anything ("Bearer instruments" is prose)
     (re.compile(_START + r"((?:Bearer|Basic)[ \t]+)(?!\[REDACTED\])(?:(?=[A-Za-z]*[0-9._~+/=-])[A-Za-z0-9._~+/=-]{8,}"
@@ -70,7 +84,8 @@ _PATTERNS: list[tuple[re.Pattern, str, tuple[str, ...]]] = [
 
 def known_secrets() -> list[str]:
     """Values of this process's credential-like environment variables, longest first."""
-    values = {v for k, v in os.environ.items() if KEY_NAME.match(k) and len(v.strip()) >= MIN_KNOWN}
+    values = {v for k, v in os.environ.items()
+              if KEY_NAME.match(k) and k.upper() not in NOT_SECRETS and len(v.strip()) >= MIN_KNOWN}
     return sorted(values, key=len, reverse=True)
 
 
@@ -113,6 +128,9 @@ def redact(value: Any, known: list[str] | None = None) -> Any:
 MIN_PIECE = 8           # a piece of a known secret this long is a secret too, if it has a digit ...
 MIN_LETTERS_PIECE = 12  # ... or this long without one: 8 letters of a secret can be an ordinary word
 MIN_SPLIT_SECRET = 16   # shorter known secrets are only redacted whole (their pieces are too common)
+# A piece inside a longer run of these is taken with the whole run: another key that shares 8 characters with a
+# known one kept the rest of itself. "/" and "." end a run, so a path or a sentence around a piece survives.
+_KEY_CHARS = frozenset("ABCDEFGHIJKLMNOPQRSTUVWXYZabcdefghijklmnopqrstuvwxyz0123456789-_+=")
 
 
 @lru_cache(maxsize=8)
@@ -136,10 +154,14 @@ def _redact_pieces(text: str, known: tuple[str, ...]) -> str:
                 while start + n < len(text) and at + n < len(secret) and text[start + n] == secret[at + n]:
                     n += 1
                 size, at = max(size, n), secret.find(m.group(), at + 1)
-        piece = text[start:start + size]
+        piece, end = text[start:start + size], start + size
         if size >= MIN_LETTERS_PIECE or any(c.isdigit() for c in piece):
+            while start > done and text[start - 1] in _KEY_CHARS:
+                start -= 1
+            while end < len(text) and text[end] in _KEY_CHARS:
+                end += 1
             out += [text[done:start], MARK]
-            done = pos = start + size
+            done = pos = end
         else:
             pos = start + 1
     return "".join(out) + text[done:] if out else text

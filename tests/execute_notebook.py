@@ -11,15 +11,25 @@ notebook shows every panel), the fingerprint of what produced its outputs
 (``notebook_fingerprint.py``) and the clean run's wall time in whole seconds (``run_seconds``, which
 ``tools/workshop_plan.py`` puts on the instructor's page). Personal metadata is dropped. A cell that raises
 stops the run and nothing is saved.
+
+The kernel runs with a temporary ``IPYTHONDIR`` whose startup file installs an audit hook (``sys.addaudithook``)
+that notes every file under ``data/`` the kernel opens for reading and every folder there it lists; the
+fingerprint keeps that list (``opened``) and hashes exactly those.
 """
 from __future__ import annotations
 
+import contextlib
 import hashlib
+import os
 import sys
+import tempfile
 import time
 from pathlib import Path
+from typing import Iterator
 
 sys.path.insert(0, str(Path(__file__).resolve().parent))
+sys.path.insert(0, str(Path(__file__).resolve().parents[1]))  # the package, when run from a checkout
+from handmade_agent.local.recording import ENV_MODE  # noqa: E402  (no heavy import: the module is stdlib only)
 KEEP_NB_METADATA = ("kernelspec", "language_info", "widgets")
 WIDGET_STATE = "application/vnd.jupyter.widget-state+json"
 
@@ -93,25 +103,122 @@ def write(nb, path: Path) -> None:
     path.write_text(dumps(nb), encoding="utf-8")
 
 
+def recording_path(notebook: Path) -> Path:
+    """Where a notebook's model calls are recorded: beside it, one JSONL file per notebook (zh shares the English)."""
+    return notebook.resolve().parent / "recordings" / f"{notebook.stem}.jsonl"
+
+
+def use_recording(path: Path) -> Path:
+    """Point the kernel about to start at this notebook's recording (record mode unless the caller chose one)."""
+    from handmade_agent.local.recording import ENV_FILE
+    recording = recording_path(path)
+    recording.parent.mkdir(exist_ok=True)
+    os.environ[ENV_MODE] = os.environ.get(ENV_MODE, "").strip().lower() or "record"
+    os.environ[ENV_FILE] = str(recording)
+    recording.with_name(recording.name + ".used").unlink(missing_ok=True)  # a failed run's list: start afresh
+    return recording
+
+
+# The kernel's startup file (IPython runs it before the first cell). It defines one function and deletes it, so
+# the notebook's namespace stays as it was; the hook never raises (an audit hook's error would fail the open).
+OPEN_RECORDER = '''\
+def _handmade_agent_note_data(root, log_path):
+    """Note in log_path each file under root/data this process opens for reading, and each folder it lists."""
+    import os, sys
+    roots = sorted({root, os.path.realpath(root)})
+    log = open(log_path, "a", encoding="utf-8", buffering=1)
+    seen = set()
+    writing = os.O_WRONLY | os.O_RDWR
+
+    def hook(event, args):
+        if event not in ("open", "os.listdir", "os.scandir"):
+            return
+        try:
+            target = "." if args[0] is None else args[0]
+            if isinstance(target, int):
+                return
+            if event == "open" and ((isinstance(args[1], str) and any(c in args[1] for c in "wax+"))
+                                    or (args[1] is None and isinstance(args[2], int) and args[2] & writing)):
+                return  # written, not read: an output of the run
+            name = os.path.abspath(os.fsdecode(target))
+            for r in roots:
+                data = os.path.join(r, "data")
+                if name == data or name.startswith(data + os.sep):
+                    rel = os.path.relpath(name, r).replace(os.sep, "/")
+                    if event != "open" or os.path.isdir(name):
+                        rel += "/"
+                    if rel not in seen:
+                        seen.add(rel)
+                        log.write(rel + "\\n")
+                    return
+        except Exception:
+            pass
+
+    sys.addaudithook(hook)
+'''
+
+
+def recorder_source(root: Path, log: Path) -> str:
+    """The startup file that notes what under ``root/data`` a kernel reads, into ``log``."""
+    return (OPEN_RECORDER + f"\n\n_handmade_agent_note_data({str(root)!r}, {str(log)!r})\n"
+            "del _handmade_agent_note_data\n")
+
+
+@contextlib.contextmanager
+def data_opens(root: Path = Path(__file__).resolve().parents[1]) -> Iterator[list[str]]:
+    """Kernels started inside note what they read under ``root/data``; the list is filled when the block ends.
+
+    nbclient's kernel inherits ``os.environ``, so a temporary ``IPYTHONDIR`` holding the startup file reaches it
+    (and the learner's own IPython profile stays out of the run).
+    """
+    opened: list[str] = []
+    before = os.environ.get("IPYTHONDIR")
+    with tempfile.TemporaryDirectory(prefix="handmade-agent-ipython-") as tmp:
+        log = Path(tmp) / "data-opened.txt"
+        startup = Path(tmp) / "profile_default" / "startup"
+        startup.mkdir(parents=True)
+        (startup / "00-handmade-agent-data.py").write_text(recorder_source(root, log), encoding="utf-8")
+        os.environ["IPYTHONDIR"] = tmp
+        try:
+            yield opened
+        finally:
+            if before is None:
+                os.environ.pop("IPYTHONDIR", None)
+            else:
+                os.environ["IPYTHONDIR"] = before
+            if log.exists():
+                opened += sorted(set(log.read_text(encoding="utf-8").splitlines()))
+
+
 def execute(path: Path) -> None:
     import nbformat
     from nbclient import NotebookClient
-    from notebook_fingerprint import fingerprint
+    from notebook_fingerprint import all_data, assemble, code_inputs, recording_input
 
     nb = nbformat.read(path, as_version=4)
     for cell in nb.cells:
         if cell.cell_type == "code":
             cell.outputs, cell.execution_count = [], None
     nb.metadata.pop("widgets", None)
-    inputs = fingerprint(path)  # before the run: the outputs come from the code as it was when it started
+    recording = use_recording(path)
+    # before the run: the outputs come from the code and data as they were when it started
+    code, data = code_inputs(path), all_data()
     t0 = time.perf_counter()
-    client = NotebookClient(nb, timeout=1800, kernel_name="python3", store_widget_state=True,
-                            resources={"metadata": {"path": str(path.parent)}})
-    client.execute()
+    with data_opens() as opened:
+        client = NotebookClient(nb, timeout=1800, kernel_name="python3", store_widget_state=True,
+                                resources={"metadata": {"path": str(path.parent)}})
+        client.execute()
     seconds = round(time.perf_counter() - t0)
+    if os.environ[ENV_MODE] == "record":
+        from handmade_agent.local.recording import prune
+        kept, dropped = prune(recording)
+        print(f"{recording}: {kept} recorded calls kept, {dropped} no longer used dropped")
+    opened = [name for name in opened if name in data]  # a file the run itself created is an output, not an input
+    # the recording as it is committed (after prune): a changed reply is a changed input
+    inputs = assemble(code, {name: data[name] for name in opened}, recording_input(path), opened)
     normalize(nb, inputs, seconds)
     write(nb, path)
-    print(f"{path}: executed in {seconds} s")
+    print(f"{path}: executed in {seconds} s; read {len(opened)} data files and folders")
     sync_chinese_edition(path)
 
 

@@ -1,7 +1,9 @@
 """The house rules of the package layout, checked by reading the source (no imports run).
 
 Every module imports only from its own chapter or an earlier one, and the import graph has no
-cycle — counting imports inside functions too, so a lazy import cannot hide one.
+cycle — counting imports inside functions too, so a lazy import cannot hide one. The one import the graph
+could not read, ``importlib.import_module`` with a computed name, is allowed in one place: the top-level
+``__getattr__``, whose targets are a literal table (``_EXPORTS``) that the graph reads instead.
 """
 from __future__ import annotations
 
@@ -33,11 +35,27 @@ def exists(name: str) -> bool:
     return is_package(name) or (PACKAGE.parent / (name.replace(".", "/") + ".py")).exists()
 
 
-def imports_of(path: Path) -> set[str]:
-    """Every package module that ``path`` imports, anywhere in the file."""
+def top_level_exports() -> dict[str, str]:
+    """The top-level ``_EXPORTS`` table, read with ast: each public name and the module that defines it."""
+    tree = ast.parse((PACKAGE / "__init__.py").read_text(encoding="utf-8"))
+    table = next(n.value for n in tree.body if isinstance(n, ast.AnnAssign | ast.Assign)
+                 and "_EXPORTS" in [t.id for t in (n.targets if isinstance(n, ast.Assign) else [n.target])
+                                    if isinstance(t, ast.Name)])
+    modules = ast.literal_eval(table)
+    return {name: "handmade_agent" + module for module, names in modules.items() for name in names}
+
+
+def imports_of(path: Path, table: bool = True) -> set[str]:
+    """Every package module that ``path`` imports, anywhere in the file; for the top level, with ``table``, also
+    the modules of its ``_EXPORTS`` table (``notebook_fingerprint`` asks without: a name loads only its own)."""
+    found = set()
+    if table and path == PACKAGE / "__init__.py":
+        # The top level's __getattr__ imports a name's module on its first use: edges like any lazy import, so the
+        # cycle check counts them. They hide no cycle: nothing in the package imports the top level
+        # (test_nothing_in_the_package_imports_the_top_level), so no path through them leads back.
+        found = set(top_level_exports().values())
     me = module_name(path)
     here = me if path.name == "__init__.py" else me.rpartition(".")[0]
-    found = set()
     for node in ast.walk(ast.parse(path.read_text(encoding="utf-8"))):
         if isinstance(node, ast.Import):
             found |= {a.name for a in node.names if a.name.startswith("handmade_agent")}
@@ -152,3 +170,64 @@ def test_notebooks_import_only_public_chapter_packages():
                     if len(parts) > 2 and node.module != "handmade_agent.agent.events":
                         private.append(f"{nb.name}: from {node.module} import ...")
     assert not private, private
+
+
+def dynamic_imports(text: str, module: str) -> list[str]:
+    """Calls of ``import_module`` / ``__import__`` that may load a package module: a name the graph cannot read."""
+    found = []
+    for node in ast.walk(ast.parse(text)):
+        if isinstance(node, ast.Call) and (getattr(node.func, "attr", None) == "import_module"
+                                           or getattr(node.func, "id", None) in ("import_module", "__import__")):
+            arg = node.args[0] if node.args else None
+            literal = isinstance(arg, ast.Constant) and isinstance(arg.value, str)
+            if not literal or arg.value.startswith((".", "handmade_agent")):
+                found.append(node.lineno)
+    return [f"{module}:{n}" for n in sorted(found)]
+
+
+def test_no_module_imports_by_a_computed_name():
+    # A lazy `from .x import y` inside a function is fine: the graph reads it. `import_module(name)` is not
+    # readable, so it could hide a cycle or a later chapter. The one allowed is the top level's __getattr__: its
+    # names come from the literal _EXPORTS table, which imports_of reads as the top level's imports.
+    found = [w for p in sorted(PACKAGE.rglob("*.py")) for w in dynamic_imports(p.read_text(encoding="utf-8"),
+                                                                                module_name(p))]
+    assert [w.split(":")[0] for w in found] == ["handmade_agent"], (
+        f"imports by a computed name (the import graph cannot see them): {found}")
+
+
+def test_the_dynamic_import_check_catches_one():
+    text = ("import importlib\ndef f(n):\n    return importlib.import_module(n)\nimportlib.import_module('json')\n"
+            "__import__('handmade_agent.rag')\n")
+    assert dynamic_imports(text, "handmade_agent.toolbox") == ["handmade_agent.toolbox:3", "handmade_agent.toolbox:5"]
+
+
+def test_nothing_in_the_package_imports_the_top_level():
+    importers = sorted(m for m, targets in graph().items() if "handmade_agent" in targets)
+    assert not importers, f"{importers} import the top level; import the chapter package that defines the name"
+
+
+def bound_names(path: Path) -> set[str]:
+    names = set()
+    for node in ast.parse(path.read_text(encoding="utf-8")).body:
+        if isinstance(node, ast.Import | ast.ImportFrom):
+            names |= {(a.asname or a.name).split(".")[0] for a in node.names}
+        elif isinstance(node, ast.FunctionDef | ast.AsyncFunctionDef | ast.ClassDef):
+            names.add(node.name)
+        elif isinstance(node, ast.Assign | ast.AnnAssign):
+            names |= {t.id for t in (node.targets if isinstance(node, ast.Assign) else [node.target])
+                      if isinstance(t, ast.Name)}
+    return names
+
+
+def test_the_top_level_names_each_public_name_where_it_is_defined_and_imports_nothing_eagerly():
+    top = ast.parse((PACKAGE / "__init__.py").read_text(encoding="utf-8"))
+    eager = [ast.unparse(n) for n in top.body if isinstance(n, ast.ImportFrom) and (n.level or
+             (n.module or "").startswith("handmade_agent")) or isinstance(n, ast.Import)
+             and any(a.name.startswith("handmade_agent") for a in n.names)]
+    assert not eager, f"the top level imports eagerly: {eager}; add the names to _EXPORTS instead"
+    exports = top_level_exports()
+    assert exports, "the top level's _EXPORTS table is empty or missing"
+    for name, module in exports.items():
+        path = PACKAGE.parent / module.replace(".", "/")
+        path = path / "__init__.py" if path.is_dir() else path.with_suffix(".py")
+        assert name in bound_names(path), f"_EXPORTS says {name} is in {module}, which does not define or import it"

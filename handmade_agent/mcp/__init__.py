@@ -8,7 +8,15 @@ imported makes Python warn;
 ``client.py`` connects to an MCP server and returns its tools as a ``ToolRegistry`` whose calls are
 forwarded, with a time-out each, and whose descriptions are capped and marked as the server's text;
 ``session.py`` keeps the one async session open on a background thread for the synchronous agent;
+``stdio.py`` reads a stdio server in linear time, up to ``Limits.max_message_bytes`` a message;
 ``limits.py`` holds the checks that keep a hostile server's listing out of the model's prompt.
+
+What a tool's *result* can carry: the server's text as it sent it. The listing is made inert; results
+are not cleaned of what they say: the registry strips control characters and terminal colours and cuts
+to its ``max_chars``, but a result keeps its lines, so it can hold chat-template tokens
+(``<|im_start|>``, which the local model reads as a real turn marker), lines that read like
+``Observation:`` or ``Final Answer:``, and orders addressed to the model. Connect only to servers you
+would trust with the conversation; ``evaluation.quarantine`` fences a tool's results as data, a partial defence.
 
 Nothing here is imported by ``import handmade_agent``, and the ``mcp`` SDK itself is imported only
 when a server is built or a connection opened (``pip install 'handmade-agent[mcp]'``).

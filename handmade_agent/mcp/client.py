@@ -8,9 +8,11 @@ schema, errors turned into observation text); a remote error (``isError``), a ti
 server becomes a ``ToolResult`` error that says what to do next.
 
 A server is someone else's code, so its listing is treated as untrusted text (``limits.py``): each
-description is flattened, capped and prefixed with the server it came from; a tool whose schema is
-too big or too deep, whose name the registry cannot take, or beyond ``max_tools`` is left out, and
-``skipped`` says why; ``suspicious`` names the tools whose descriptions seem to address the model.
+description is flattened, capped and prefixed with the server it came from, and so is every string of
+its schema; a tool whose schema is too big, too deep or malformed, whose names or enum values carry
+chat-template tokens, whose name the registry cannot take, or beyond ``max_tools`` is left out, and
+``skipped`` says why (a listing longer than ``max_list_pages`` pages is cut there, and says so);
+``suspicious`` names the tools whose text carries such tokens or seems to address the model.
 A tool the server marks destructive (``destructiveHint``) needs the registry's approval hook; the
 mark is the server's word, so connect only to servers you would let run code for you.
 
@@ -28,7 +30,7 @@ from typing import Any, Callable, Sequence
 
 from ..errors import ToolError
 from ..tools import Tool, ToolRegistry
-from .limits import Limits, clean_schema, clean_text, looks_like_instructions, schema_problem
+from .limits import Limits, clean_schema, clean_text, marked, schema_problem, verbatim_problem
 from .session import MCPConnection
 
 
@@ -61,50 +63,71 @@ def tools_from_mcp(server: str | Sequence[str], *, call_timeout: float = 30.0, c
     Raises ``MCPServerError`` when the server cannot be started, reached or listed.
     """
     limits = limits or Limits()
-    connection = MCPConnection(server, connect_timeout=connect_timeout, env=env, cwd=cwd).open()
+    connection = MCPConnection(server, connect_timeout=connect_timeout, env=env, cwd=cwd,
+                               max_message_bytes=limits.max_message_bytes).open()
     try:
-        listing = connection.request(lambda client: _list_tools(client, limits.max_tools + 1), connect_timeout,
-                                     "listing the tools")
-        name = clean_text(label or connection.server_name or "unnamed", 40)
-        tools, skipped, suspicious = [], {}, []
-        for entry in listing:
-            reason = _refusal(entry, len(tools), limits)
-            if reason is None:
-                try:
-                    tools.append(_forwarding_tool(connection, entry, name, call_timeout, limits))
-                except ToolError as e:  # a name the registry cannot take (spaces, 200 characters, ...)
-                    reason = str(e)[:200]
-            if reason is not None:
-                skipped[clean_text(getattr(entry, "name", "?"), 80)] = reason
-            elif looks_like_instructions(entry.description or ""):
-                suspicious.append(tools[-1].name)
-        registry = MCPToolRegistry(connection, [], approve, skipped, suspicious)
-        for t in tools:
-            if t in registry:  # two remote names that differ only in case or separators
-                skipped[t.name] = "another tool has the same name up to case and separators"
-            else:
-                registry.add(t)
+        listing, complete = connection.request(lambda client: _list_tools(client, limits), connect_timeout,
+                                               "listing the tools")
+        registry = registry_from_listing(connection, listing, call_timeout=call_timeout, limits=limits,
+                                         approve=approve, label=label)
+        if not complete:
+            registry.skipped[REST] = (f"the server's listing went on past {limits.max_list_pages} pages "
+                                      "(Limits.max_list_pages); the rest was not read")
         return registry
     except BaseException:
         connection.close()
         raise
 
 
-async def _list_tools(client: Any, enough: int) -> list:
-    """The server's tool listing, page by page, stopping once ``enough`` tools came (one more than we keep)."""
+REST = "(the rest of the listing)"  # the key in ``skipped`` for a listing cut short
+
+
+def registry_from_listing(connection: MCPConnection, listing: list, *, call_timeout: float = 30.0,
+                          limits: Limits | None = None, approve: Callable[[Tool, dict], bool] | None = None,
+                          label: str | None = None) -> MCPToolRegistry:
+    """The registry of the tools in ``listing`` (the SDK's ``Tool`` entries) that pass the limits, calling
+    through ``connection``; the rest in ``skipped`` with the reason. Runs without a server (benchmarks use it)."""
+    limits = limits or Limits()
+    name = clean_text(label or connection.server_name or "unnamed", 40)
+    tools, skipped, suspicious = [], {}, []
+    for entry in listing:
+        shown = clean_text(getattr(entry, "name", "?"), 80)
+        if marked(entry.description, entry.input_schema, limits):
+            suspicious.append(shown)
+        reason = _refusal(entry, len(tools), limits)
+        if reason is None:
+            try:
+                tools.append(_forwarding_tool(connection, entry, name, call_timeout, limits))
+            except ToolError as e:  # a name the registry cannot take (spaces, 200 characters, ...), a malformed schema
+                reason = clean_text(e, 300)
+        if reason is not None:
+            skipped[shown] = reason
+    registry = MCPToolRegistry(connection, [], approve, skipped, suspicious)
+    for t in tools:
+        if t in registry:  # two remote names that differ only in case or separators
+            skipped[t.name] = "another tool has the same name up to case and separators"
+        else:
+            registry.add(t)
+    return registry
+
+
+async def _list_tools(client: Any, limits: Limits) -> tuple[list, bool]:
+    """The server's tool listing, page by page, and whether it was read to its end. It stops once one more tool
+    than ``max_tools`` came, or after ``max_list_pages`` pages (a server may hand out cursors for ever)."""
     tools, cursor = [], None
-    while True:
+    for _ in range(limits.max_list_pages):
         page = await client.list_tools(cursor=cursor)
         tools += page.tools
         cursor = page.next_cursor
-        if not cursor or len(tools) >= enough:
-            return tools
+        if not cursor or len(tools) > limits.max_tools:
+            return tools, True
+    return tools, False
 
 
 def _refusal(entry: Any, offered: int, limits: Limits) -> str | None:
     if offered >= limits.max_tools:
         return f"the server offers more than {limits.max_tools} tools (Limits.max_tools)"
-    return schema_problem(entry.input_schema, limits)
+    return schema_problem(entry.input_schema, limits) or verbatim_problem(entry.input_schema)
 
 
 def _forwarding_tool(connection: MCPConnection, entry: Any, server_label: str, call_timeout: float,

@@ -6,6 +6,11 @@ must be entered and left by the same task), and hands each request to that loop 
 ``list_tools`` and ``call_tool`` return or raise ``MCPServerError`` within their time-out plus a
 small margin, whatever the server does. A server that dies or closes the connection marks the
 connection dead; later calls fail at once with the reason, and the tail of a stdio server's stderr.
+A stdio server is read by ``stdio.py``: a message over ``max_message_bytes`` ends the session. After a
+call times out, the server is asked for its tool list in the background: one that answers (a slow tool)
+keeps its session; one that does not (writing a line without end, stuck whole) is stopped, so nothing keeps
+reading it or leaves it running. Error text goes to the model, so the command line and the stderr
+tail are redacted first (a key in an argument or a traceback would reach a hosted provider).
 
 Deliberately left out: reconnecting (a restarted server is a new session: open a new connection),
 server-initiated requests (sampling, elicitation) and notifications.
@@ -17,13 +22,15 @@ from __future__ import annotations
 
 import asyncio
 import concurrent.futures
-import os
 import shlex
 import tempfile
 import threading
 from typing import Any, Sequence
 
 from ..errors import ToolError
+from ..redaction import redact_text
+from .limits import Limits
+from .stdio import stderr_tail, stdio_transport
 
 MARGIN = 2.0  # seconds beyond a request's own time-out before the waiting side gives up regardless
 
@@ -50,16 +57,18 @@ class MCPConnection:
     """A session with one MCP server: ``server`` is an http(s) URL, or a command (a string or an argv list)."""
 
     def __init__(self, server: str | Sequence[str], *, connect_timeout: float = 20.0,
-                 env: dict[str, str] | None = None, cwd: str | None = None):
+                 env: dict[str, str] | None = None, cwd: str | None = None,
+                 max_message_bytes: int = Limits.max_message_bytes):
         self.url = server if isinstance(server, str) and server.startswith(("http://", "https://")) else None
         self.argv = None if self.url else (shlex.split(server) if isinstance(server, str) else list(server))
         if self.argv is not None and not self.argv:
             raise MCPServerError("no MCP server given: pass an http(s) URL or a command such as "
                                  "['python', '-m', 'handmade_agent.mcp.server'].")
-        self.target = self.url or shlex.join(self.argv or [])
-        self.connect_timeout, self.env, self.cwd = connect_timeout, env, cwd
+        self.target = redact_text(self.url or shlex.join(self.argv or []))  # shown in errors, so to the model
+        self.connect_timeout, self.env, self.cwd, self.max_message_bytes = connect_timeout, env, cwd, max_message_bytes
         self.server_name: str = ""
         self.dead: str | None = None  # why the session ended, once it has
+        self._ended: str | None = None  # why we ended it (the server broke a limit), for the call that was waiting
         self._loop: asyncio.AbstractEventLoop | None = None
         self._client: Any = None
         self._closing: asyncio.Event | None = None
@@ -88,17 +97,16 @@ class MCPConnection:
             problem = (f"could not connect to the MCP server {self.target!r}: {type(cause).__name__}: "
                        f"{str(cause)[:300]}{self._stderr_tail()}")
         self.close()  # after reading the stderr tail: closing discards it
-        raise MCPServerError(problem)
+        raise MCPServerError(redact_text(problem))
 
     async def _hold(self, opened: concurrent.futures.Future) -> None:
         from mcp import Client, StdioServerParameters
-        from mcp.client.stdio import stdio_client
         self._started, self._closing = True, asyncio.Event()
         if self.url:
             server: Any = self.url
         else:
             params = StdioServerParameters(command=self.argv[0], args=self.argv[1:], env=self.env, cwd=self.cwd)
-            server = stdio_client(params, errlog=self._stderr)
+            server = stdio_transport(params, self._stderr, self.max_message_bytes, self._end)
         try:
             async with Client(server) as client:
                 self._client = client
@@ -120,27 +128,55 @@ class MCPConnection:
     def request(self, make: Any, timeout: float, what: str) -> Any:
         """Run ``make(client)`` (a coroutine) on the session's loop; its result, or MCPServerError in time."""
         if self.dead or self._client is None or self._loop is None:
-            raise MCPServerError(f"the MCP server {self.target!r} is not connected: "
-                                 f"{self.dead or 'open the connection first'}{self._stderr_tail()}. "
-                                 "Answer without its tools, or restart the server and connect again.")
+            raise MCPServerError(redact_text(f"the MCP server {self.target!r} is not connected: "
+                                             f"{self.dead or 'open the connection first'}{self._stderr_tail()}. "
+                                             "Answer without its tools, or restart the server and connect again."))
         future = asyncio.run_coroutine_threadsafe(make(self._client), self._loop)
+        stuck = (f"{what} got no answer from the MCP server within {timeout:g} s; the server may be stuck. Try "
+                 "again later, or answer without this tool.")
         try:
             return future.result(timeout + MARGIN)
         except concurrent.futures.TimeoutError:
             future.cancel()
-            raise MCPServerError(f"{what} got no answer from the MCP server within {timeout:g} s; the server "
-                                 "may be stuck. Try again later, or answer without this tool.") from None
+            self._probe_or_end(timeout)
+            raise MCPServerError(stuck) from None
         except Exception as e:
             e = innermost(e)
             if self._looks_closed(e):
-                self.dead = f"the server closed the connection ({type(e).__name__})"
-                raise MCPServerError(f"{what} failed: the MCP server {self.target!r} closed the connection (it may "
-                                     f"have crashed){self._stderr_tail()}. Answer without its tools, or restart "
-                                     "the server and connect again.") from None
+                self.dead = self.dead or f"the server closed the connection ({type(e).__name__})"
+                ended = self._ended or f"the MCP server {self.target!r} closed the connection (it may have crashed)"
+                raise MCPServerError(f"{what} failed: {ended}{self._stderr_tail()}. Answer without its tools, "
+                                     "or restart the server and connect again.") from None
             if "timed out" in str(e).lower() or isinstance(e, TimeoutError):
-                raise MCPServerError(f"{what} got no answer from the MCP server within {timeout:g} s; the server "
-                                     "may be stuck. Try again later, or answer without this tool.") from None
-            raise MCPServerError(f"{what} failed: {type(e).__name__}: {str(e)[:300]}") from None
+                self._probe_or_end(timeout)
+                raise MCPServerError(stuck) from None
+            raise MCPServerError(redact_text(f"{what} failed: {type(e).__name__}: {str(e)[:300]}")) from None
+
+    def _end(self, reason: str) -> None:
+        """End the session from the loop's thread (the transport found the server unfit); later calls get ``reason``."""
+        self.dead, self._ended = self.dead or reason, self._ended or reason
+        if self._closing is not None:
+            self._closing.set()
+
+    def _probe_or_end(self, timeout: float) -> None:
+        """After a call timed out: end the session unless the server answers a listing within ``timeout`` (1-5 s).
+
+        Any answer will do, an error too: it proves the server reads and writes. (``ping`` is not used: the
+        protocol has dropped it, and servers answer "Method not found".)"""
+        loop, client = self._loop, self._client
+        if loop is None or client is None:
+            return
+
+        async def probe() -> None:
+            try:
+                await asyncio.wait_for(client.list_tools(cache_mode="bypass"), max(1.0, min(timeout, 5.0)))
+            except Exception as e:  # noqa: BLE001  (only silence or a closed connection condemns the server)
+                if isinstance(e, asyncio.TimeoutError) or self._looks_closed(innermost(e)):
+                    self._end("the server answered neither a call nor a second request in time, so it was stopped")
+        try:
+            asyncio.run_coroutine_threadsafe(probe(), loop)
+        except RuntimeError:  # the connection was closed meanwhile: nothing left to stop
+            pass
 
     def _looks_closed(self, error: BaseException) -> bool:
         import anyio
@@ -149,22 +185,15 @@ class MCPConnection:
                                    ConnectionError, EOFError))
                 or "connection closed" in text or (self._holder is not None and self._holder.done()))
 
-    def _stderr_tail(self, chars: int = 400) -> str:
-        """The end of a stdio server's stderr (its traceback, usually), for an error message."""
-        if self._stderr is None or self._stderr.closed:
-            return ""
-        try:  # pread: the server shares this file's offset, so seeking here would move where it writes
-            fd = self._stderr.fileno()
-            size = os.fstat(fd).st_size
-            tail = os.pread(fd, 4 * chars, max(0, size - 4 * chars)).decode("utf-8", "replace")[-chars:].strip()
-        except (OSError, ValueError):
-            return ""
-        return f" (its stderr ends: {tail!r})" if tail else ""
+    def _stderr_tail(self) -> str:
+        return stderr_tail(self._stderr)
 
     def close(self) -> None:
         """End the session (a stdio server is stopped) and the background loop. Safe to call twice."""
         loop, self._loop = self._loop, None
-        if loop is None:
+        if loop is None:  # never opened (or closed already): only the stderr file may be left
+            if self._stderr is not None:
+                self._stderr.close()
             return
         if self._client is not None and self._closing is not None:
             loop.call_soon_threadsafe(self._closing.set)  # a live session ends politely

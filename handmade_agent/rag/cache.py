@@ -3,14 +3,10 @@
 The key of a vector is ``sha256(model_id + NUL + text)``: change the text or the
 model and the key changes, so a stale vector can never be served. Vectors are
 stored per model in shard files (``<root>/<model>/<digest>.npz``); every call that
-computes new vectors writes one new shard, atomically (write a temporary file,
-then rename), so an interrupted run leaves no half-written cache behind.
-
-A shard is not trusted: it is opened only as a regular file (no link, no FIFO) of at most
-``MAX_SHARD_BYTES``; the shapes in its array headers are checked before any array is loaded
-(one vector per key, of the embedder's dimension when it is known without loading the model,
-else the dimension the other shards agree on, at most ``MAX_DIM``), and every number must be
-finite. A shard that fails is skipped with a warning: its texts are embedded again.
+computes new vectors writes one new shard, atomically, so an interrupted run leaves no
+half-written cache behind. Shards are not trusted (``shards.py`` says how they are read and
+written): a shard that fails the checks is skipped with a warning, and its texts are embedded
+again. A folder that cannot be written is one warning: the vectors are kept in memory instead.
 
 Deliberately left out: eviction and size limits (delete the directory to reset),
 locking between processes (two writers just write two shards).
@@ -24,10 +20,8 @@ from __future__ import annotations
 
 import hashlib
 import inspect
-import io
 import os
 import re
-import stat
 import warnings
 import zipfile
 from pathlib import Path
@@ -35,10 +29,10 @@ from typing import Sequence
 
 import numpy as np
 
+from .shards import read_shard, write_shard
+
 ENV_CACHE = "HANDMADE_AGENT_EMBED_CACHE"
 MAX_SHARDS = 32
-MAX_SHARD_BYTES = 1 << 30  # a million 256-dim vectors; a bigger shard is not one we wrote
-MAX_DIM = 16384             # the widest embedder in use has 1024
 
 
 def default_cache_dir() -> Path:
@@ -61,11 +55,12 @@ class EmbeddingCache:
         self.dir = Path(root) if root is not None else default_cache_dir()
         self.dir = self.dir / f"{slug}-{hashlib.sha256(model_id.encode()).hexdigest()[:8]}"
         self._vectors: dict[str, np.ndarray] | None = None
+        self._unwritable = False  # warned once that the folder cannot be written
 
     def _load(self) -> dict[str, np.ndarray]:
         if self._vectors is None:
             self._vectors = {}
-            for shard in sorted(self.dir.glob("*.npz")):
+            for shard in self.shards():
                 try:
                     keys, vectors = read_shard(shard, self.dim)
                 except (OSError, ValueError, KeyError, zipfile.BadZipFile, EOFError) as e:
@@ -75,6 +70,10 @@ class EmbeddingCache:
                 self.dim = vectors.shape[1]  # unknown before: the first good shard decides, the rest must agree
                 self._vectors.update(zip(keys, vectors))
         return self._vectors
+
+    def shards(self) -> list[Path]:
+        """The shard files, sorted; not the hidden temporary files of a write in progress (or of a killed one)."""
+        return sorted(p for p in self.dir.glob("*.npz") if not p.name.startswith("."))
 
     def __len__(self) -> int:
         return len(self._load())
@@ -94,50 +93,19 @@ class EmbeddingCache:
             dropped = True
         self.dim = width
         known.update(zip(keys, vectors))
-        self._write(keys, vectors)
-        shards = sorted(self.dir.glob("*.npz"))
-        if len(shards) > MAX_SHARDS or dropped:  # many small writes, or shards of another width: one shard
-            merged = self._write(list(known), np.stack(list(known.values())))
-            for s in shards:
-                if s != merged:
-                    s.unlink(missing_ok=True)
-
-    def _write(self, keys: list[str], vectors) -> Path:
-        self.dir.mkdir(parents=True, exist_ok=True)
-        name = hashlib.sha256("".join(keys).encode()).hexdigest()[:16]
-        tmp = self.dir / f".{name}.{os.getpid()}.tmp.npz"
-        np.savez(tmp, keys=np.array(keys), vectors=np.asarray(vectors, dtype=np.float32))
-        os.replace(tmp, self.dir / f"{name}.npz")
-        return self.dir / f"{name}.npz"
-
-
-def read_shard(path: Path, dim: int | None) -> tuple[list[str], np.ndarray]:
-    """(keys, vectors) of a shard, checked as the module docstring says; ValueError/OSError say why not."""
-    fd = os.open(path, os.O_RDONLY | getattr(os, "O_NOFOLLOW", 0) | getattr(os, "O_NONBLOCK", 0))
-    with os.fdopen(fd, "rb") as f:
-        st = os.fstat(fd)
-        if not stat.S_ISREG(st.st_mode) or st.st_size > MAX_SHARD_BYTES:
-            raise ValueError("not a regular file of a plausible size")
-        data = f.read(MAX_SHARD_BYTES + 1)
-    with zipfile.ZipFile(io.BytesIO(data)) as z:
-        shapes = {}
-        for name in ("keys", "vectors"):
-            with z.open(f"{name}.npy") as member:  # the header only: nothing is allocated from a claimed shape
-                version = np.lib.format.read_magic(member)
-                read_header = np.lib.format.read_array_header_1_0 if version == (1, 0) else \
-                    np.lib.format.read_array_header_2_0
-                shapes[name] = read_header(member)  # (shape, fortran order, dtype)
-    (n,), key_type = shapes["keys"][0], shapes["keys"][2]
-    shape, vec_type = shapes["vectors"][0], shapes["vectors"][2]
-    if key_type.kind != "U" or vec_type.kind != "f" or len(shape) != 2 or shape[0] != n:
-        raise ValueError(f"arrays of unexpected types or shapes ({key_type}, {vec_type}, {shape})")
-    if not 0 < shape[1] <= MAX_DIM or (dim is not None and shape[1] != dim):
-        raise ValueError(f"{shape[1]}-dimensional vectors, expected {dim or f'at most {MAX_DIM}'}")
-    with np.load(io.BytesIO(data), allow_pickle=False) as z:
-        keys, vectors = z["keys"].tolist(), z["vectors"]
-    if not np.isfinite(vectors).all():
-        raise ValueError("vectors with NaN or infinite numbers")
-    return keys, vectors
+        try:
+            write_shard(self.dir, keys, vectors)
+            shards = self.shards()
+            if len(shards) > MAX_SHARDS or dropped:  # many small writes, or shards of another width: one shard
+                merged = write_shard(self.dir, list(known), np.stack(list(known.values())))
+                for s in shards:
+                    if s != merged:
+                        s.unlink(missing_ok=True)
+        except OSError as e:  # the cache only saves time: the vectors stay in memory for this process
+            if not self._unwritable:
+                warnings.warn(f"Embedding cache {self.dir} cannot be written ({e.strerror or e}); vectors are kept "
+                              f"in memory only. Set {ENV_CACHE} to a folder you can write to.", stacklevel=3)
+            self._unwritable = True
 
 
 def _known_dim(embedder) -> int | None:

@@ -97,7 +97,7 @@ class SQLiteStore:
         sid, now = session_id or f"s-{uuid.uuid4().hex[:12]}", self.clock()
         with self._write() as db:
             db.execute("INSERT INTO sessions (id, title, created, updated) VALUES (?, ?, ?, ?)",
-                       (sid, plain_text(title), now, now))
+                       (sid, plain_text(redact(title)), now, now))  # a title is shown and shared too
         return sid
 
     @sqlite_errors

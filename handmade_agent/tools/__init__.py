@@ -2,7 +2,8 @@
 
 A ``Tool`` is a name, a description and a JSON Schema of its arguments, plus the
 Python function behind it. ``@tool`` builds one from type hints and a docstring
-(``schema.py``); ``ToolRegistry`` lists tools for the model and calls them:
+(``schema.py``), and a schema the readers could not read is refused when the tool is
+made (``schema_check.py``); ``ToolRegistry`` lists tools for the model and calls them:
 arguments parsed (``arguments.py``) and coerced to the schema (``coercion.py``),
 the function run with a time-out and its output cleaned (``execution.py``). A tool that needs the
 user's question or the time left asks for the run's ``RunContext`` (``context.py``).

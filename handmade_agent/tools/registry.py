@@ -2,7 +2,8 @@
 
 To a model a tool is a name, a description and a JSON Schema of its
 parameters; to Python it is a function. ``@tool`` builds the schema from type
-hints and the docstring (``schema.py``). ``ToolRegistry.call`` is the one
+hints and the docstring (``schema.py``); a ``Tool`` whose schema is malformed (``"type": 5``,
+``{"a": true}``) is refused when made, naming the fault (``schema_check.py``). ``ToolRegistry.call`` is the one
 place a model's request turns into running code, so it never raises: an
 unknown name, bad arguments (``arguments.py``, ``coercion.py``), an exception, a time-out or a
 denied approval all come back as a ``ToolResult`` whose ``content`` tells the
@@ -42,6 +43,7 @@ from ..errors import ToolError
 from .execution import ToolTimeout, clean_output, run_with_timeout, shorten, to_text
 from .context import RunContext
 from .schema import enum_converters, parameters_schema, parse_docstring, type_text
+from .schema_check import parameters_problem
 
 _NAME = re.compile(r"^[A-Za-z0-9_-]{1,64}$")  # what the OpenAI tools API accepts
 
@@ -70,6 +72,8 @@ class Tool:
             raise ToolError(f"{self.name}: parameters must be a JSON Schema object "
                             '{"type": "object", "properties": {...}, "required": [...]}.')
         self.parameters = {"type": "object", "properties": {}, "required": [], **self.parameters}
+        if problem := parameters_problem(self.parameters):  # refused here, not as a TypeError inside Agent.run
+            raise ToolError(f"{self.name}: its parameters schema cannot be read: {problem}.")
         if self.context_arg and self.context_arg in self.parameters["properties"]:
             raise ToolError(f"{self.name}: context_arg {self.context_arg!r} is also a parameter the model fills; "
                             "the run context comes from the agent, so remove it from the schema.")
