@@ -39,7 +39,7 @@ sys.path.insert(0, str(Path(__file__).resolve().parent.parent))
 from handmade_agent.errors import HandmadeAgentError  # noqa: E402
 
 HANG_SECONDS = 1.0
-ROUND4_AREAS = ("storage", "mcp")  # hostile_round4_<area>.py: issue 49's classes, one file per area
+ROUND4_AREAS = ("storage", "mcp", "serve")  # hostile_round4_<area>.py: issue 49's classes, one file per area
 
 
 @dataclass

@@ -33,14 +33,14 @@ WIDE_TOOL = {"type": "function", "function": {"name": "form", "parameters": {
 
 
 def costliest_grammar() -> str:
-    """The most ``"a"{0,255}`` repeats the client-grammar limits still accept: the longest compile a client may ask for."""
-    from handmade_agent.grammar import GrammarTooLarge, check_client_grammar
+    """The most ``"a"{0,255} ","`` repeats the server's grammar checks still accept: the costliest it runs for a client."""
+    from handmade_agent.serve.limits import BadRequest, check_grammar
     for n in range(256, 0, -1):
-        text = "root ::= " + '"a"{0,255} ' * n
+        text = "root ::= " + '"a"{0,255} "," ' * n
         try:
-            check_client_grammar(text)
+            check_grammar(text)
             return text
-        except GrammarTooLarge:
+        except BadRequest:
             continue
     raise AssertionError("the limits accept no repetition at all")
 

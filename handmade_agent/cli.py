@@ -148,7 +148,8 @@ def main(argv: list[str] | None = None) -> int:
     sp.add_argument("--gguf", default=None, help="a GGUF file to load instead of that model's own file")
     sp.add_argument("--queue-limit", type=int, default=16, help="requests waiting at most; more get 503")
     sp.add_argument("--api-key", default=None,
-                    help="clients must send it as Authorization: Bearer (default: $HANDMADE_AGENT_SERVE_API_KEY)")
+                    help="clients must send it as Authorization: Bearer. Prefer $HANDMADE_AGENT_SERVE_API_KEY: "
+                         "a command line is visible to every user of the machine (ps)")
     sp = sub.add_parser("fetch-model", help="find or assemble the local model and verify its sha256")
     sp.add_argument("--verify", action="store_true", help="hash the file even if its size and stamp match")
     sp.add_argument("--model", default=None, help=f"which local model: {model_names()} "
@@ -185,10 +186,15 @@ def main(argv: list[str] | None = None) -> int:
         elif args.command == "eval":
             run_eval(args)
         elif args.command == "serve":
-            from .serve import ENV_SERVE_KEY, run_server
+            from .serve import ENV_SERVE_KEY, check_api_key, run_server
+            api_key = check_api_key(args.api_key or os.environ.get(ENV_SERVE_KEY) or None)
+            if args.api_key:  # argv cannot be hidden once the process runs; the environment is the process's own
+                print(f"warning: --api-key is visible to every user of this machine (ps, /proc) while the server "
+                      f"runs; set {ENV_SERVE_KEY} in the environment instead and leave --api-key out.",
+                      file=sys.stderr, flush=True)
             run_server(args.host, args.port, model=check_model_name(args.model), model_path=args.gguf,
                        n_ctx=args.n_ctx, queue_limit=args.queue_limit,
-                       api_key=args.api_key or os.environ.get(ENV_SERVE_KEY) or None,
+                       api_key=api_key,
                        announce=lambda text: print(text, flush=True))
     except HandmadeAgentError as e:
         from .redaction import redact_text

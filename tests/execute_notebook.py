@@ -115,7 +115,8 @@ def use_recording(path: Path) -> Path:
     recording.parent.mkdir(exist_ok=True)
     os.environ[ENV_MODE] = os.environ.get(ENV_MODE, "").strip().lower() or "record"
     os.environ[ENV_FILE] = str(recording)
-    recording.with_name(recording.name + ".used").unlink(missing_ok=True)  # a failed run's list: start afresh
+    for leftover in (".used", ".misses"):  # a failed run's lists: start afresh
+        recording.with_name(recording.name + leftover).unlink(missing_ok=True)
     return recording
 
 
@@ -209,6 +210,10 @@ def execute(path: Path) -> None:
                                 resources={"metadata": {"path": str(path.parent)}})
         client.execute()
     seconds = round(time.perf_counter() - t0)
+    misses = recording.with_name(recording.name + ".misses")
+    if misses.exists():  # replay mode: a miss may have ended an agent's run quietly (model_error); never save that
+        raise SystemExit(f"{path}: not saved: calls missing from {recording} (record them: unset "
+                         f"{ENV_MODE} or set it to record):\n{misses.read_text(encoding='utf-8')[:3000]}")
     if os.environ[ENV_MODE] == "record":
         from handmade_agent.local.recording import prune
         kept, dropped = prune(recording)

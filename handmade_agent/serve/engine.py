@@ -12,7 +12,9 @@ thin launcher of an existing engine, and this is what that launcher starts. ``Ll
   ``chatml-function-calling`` and ``tool_choice="auto"`` the calls come back structured but the agent
   repeated its call three times and never answered, and ``tool_choice="required"`` is a 500;
 - the API key by environment (``API_KEY``, which its settings read): argv is visible in ``ps``;
-- ready once ``GET /v1/models`` answers (it has no ``/health``).
+- ready once ``GET /v1/models`` names the model (it has no ``/health``). The key goes with that request, so it is
+  sent only to the port ``LocalServer.start`` found free and only while the child lives; anything else answering
+  there (another model, a refusal of the key) is refused at once.
 
 What it lacks next to ``handmade-agent serve`` (tried, not guessed; docs/backends.md has the table): a
 bounded line (every request waits, none is refused with 503), the limits of one request (a client's
@@ -46,10 +48,6 @@ class LlamaCppServer(LocalServer):
         super().__init__(port, **kwargs)
         self.extra_args = list(extra_args)
 
-    @property
-    def model_id(self) -> str:
-        return self.spec.model_id
-
     def command(self) -> list[str]:
         import sys
         return [sys.executable, "-m", "llama_cpp.server", "--model", str(self.model_path), "--model_alias",
@@ -64,16 +62,22 @@ class LlamaCppServer(LocalServer):
             env[ENGINE_KEY] = self.api_key
         return env
 
-    def ready(self) -> bool:
-        """Does ``/v1/models`` answer (with the key, where there is one)?"""
+    def served_models(self) -> list[str] | None:
+        """The ids ``/v1/models`` lists (asked with the key, where there is one), or None while nothing answers."""
+        import json
+        import urllib.error
         import urllib.request
         headers = {"Authorization": f"Bearer {self.api_key}"} if self.api_key else {}
-        request = urllib.request.Request(f"{self.base_url}/models", headers=headers)
         try:
-            with urllib.request.urlopen(request, timeout=2):
-                return True
-        except OSError:  # refused while loading; HTTPError (an OSError) if the key were wrong
-            return False
+            with urllib.request.urlopen(urllib.request.Request(f"{self.base_url}/models", headers=headers),
+                                        timeout=2) as r:
+                body = json.loads(r.read(65_536))
+        except urllib.error.HTTPError as e:  # our child takes our key: a refusal is someone else's answer
+            return [f"HTTP {e.code}"]
+        except (OSError, ValueError):  # refused or silent while the model loads
+            return None
+        data = body.get("data") if isinstance(body, dict) else None
+        return [str(m.get("id"))[:100] for m in data if isinstance(m, dict)] if isinstance(data, list) else []
 
 
 def llama_cpp_server(port: int | None = None, **kwargs: Any) -> LlamaCppServer:

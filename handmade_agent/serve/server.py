@@ -7,8 +7,12 @@ of ``app.py`` under uvicorn in this process. SIGTERM/SIGINT stop it: the decode 
 stops at its next token, waiting requests are dropped, the port is released, the process exits.
 There is no child process to leave behind.
 
-``LocalServer`` runs that command as a subprocess and returns once ``/health`` answers; as a
-context manager it stops it on exit. ``OpenAIChat`` then talks to it as to any provider.
+``LocalServer`` runs that command as a subprocess and returns once ``/health`` answers as its model; as a
+context manager it stops it on exit. ``OpenAIChat`` then talks to it as to any provider. Before it starts
+anything it checks the API key (``check_api_key``: one a client could not send is refused, never echoed) and
+the port (``check_port_free``: whatever already listens there is refused, and is sent nothing, key included);
+while it waits, an answer from anything but its own child serving its model is refused at once; and whatever
+fails in ``start()``, the child is stopped and its log removed.
 
 Deliberately left out: TLS, and anything but loopback unless ``host`` says so.
 
@@ -25,6 +29,7 @@ from typing import Any
 from ..errors import ConfigError, HandmadeAgentError, LLMError
 
 ENV_SERVE_KEY = "HANDMADE_AGENT_SERVE_API_KEY"  # the key travels by environment: argv is visible in `ps`
+MAX_KEY_CHARS = 256  # an OpenAI key is about 160; a megabyte of key is a mistake that no header would carry
 
 
 class PortInUse(HandmadeAgentError):
@@ -56,6 +61,32 @@ def bind(host: str, port: int) -> Any:
     return sock
 
 
+def check_port_free(host: str, port: int, who: str = "The model server") -> None:
+    """PortInUse if something listens on (host, port) already: nothing is started there, and nothing sent to it."""
+    try:
+        bind(host, port).close()
+    except PortInUse:
+        raise PortInUse(f"Port {port} on {host} is taken: another program listens there. {who} was not started and "
+                        "sent it nothing: stop that program, or choose another port (or none: a free one is "
+                        "chosen).") from None
+
+
+def check_api_key(key: str | None) -> str | None:
+    """``key`` (None for no key) if every client can send it as ``Authorization: Bearer <key>``: printable ASCII,
+    no spaces at either end, at most ``MAX_KEY_CHARS``. Otherwise a ConfigError saying why, without the key."""
+    if not key:
+        return None
+    problem = (f"it has {len(key):,} characters, more than {MAX_KEY_CHARS}" if len(key) > MAX_KEY_CHARS else
+               "it has a line break, a tab or another control character" if any(c < " " or c == "\x7f" for c in key)
+               else "it has characters outside printable ASCII" if not key.isascii()
+               else "it starts or ends with a space" if key != key.strip() else "")
+    if problem:
+        raise ConfigError(f"The API key cannot be used: {problem}. Clients send it in an HTTP header "
+                          "(Authorization: Bearer <key>), which takes printable ASCII only. Choose another, e.g. "
+                          "python -c \"import secrets; print(secrets.token_urlsafe(24))\".")
+    return key
+
+
 def is_loopback(host: str) -> bool:
     """Whether ``host`` is an address only this machine can reach (127.0.0.0/8, ::1, localhost)."""
     import ipaddress
@@ -83,6 +114,7 @@ def run_server(host: str = "127.0.0.1", port: int = 8080, *, model: str | None =
     id; ``model_path`` replaces that model's file. On loopback, requests must name the host as ``host``,
     localhost, 127.0.0.1, ::1 or one of ``allowed_hosts`` (a web page cannot reach it by another name).
     """
+    api_key = check_api_key(api_key)  # a key no client could send would lock the whole room out
     sock = bind(host, port)  # first: a taken port is the teacher's first question, whatever else is missing
     try:
         import uvicorn
@@ -132,13 +164,19 @@ class LocalServer:
         self.host, self.port = host, port or free_port()
         self.spec = model_spec(model)  # resolved here, so the child serves this model whatever its environment says
         self.model_path = Path(model_path) if model_path else find_model(self.spec)
-        self.n_ctx, self.api_key, self.startup_timeout, self.queue_limit = n_ctx, api_key, startup_timeout, queue_limit
+        self.n_ctx, self.startup_timeout, self.queue_limit = n_ctx, startup_timeout, queue_limit
+        self.api_key = check_api_key(api_key)
         self.process: Any = None
         self.log_path: Path | None = None
 
     @property
     def base_url(self) -> str:
         return f"http://{self.host}:{self.port}/v1"
+
+    @property
+    def model_id(self) -> str:
+        """What the server answers to (and names in ``/health`` and ``/v1/models``)."""
+        return self.spec.model_id
 
     def command(self) -> list[str]:
         import sys
@@ -147,42 +185,69 @@ class LocalServer:
                 "--queue-limit", str(self.queue_limit)]
 
     def environment(self) -> dict[str, str]:
-        """The server process's environment: ours, with the room's key (if any) and no other key."""
+        """The server process's environment: ours, with the room's key (if any) and no other key, and no
+        recording (a server always runs the real model: a notebook's served cells prove it live)."""
         env = {**os.environ, "OMP_WAIT_POLICY": os.environ.get("OMP_WAIT_POLICY", "PASSIVE")}
-        env.pop(ENV_SERVE_KEY, None)
+        for name in (ENV_SERVE_KEY, "HANDMADE_AGENT_RECORDING", "HANDMADE_AGENT_RECORDING_FILE"):
+            env.pop(name, None)
         if self.api_key:
             env[ENV_SERVE_KEY] = self.api_key
         return env
 
-    def ready(self) -> bool:
-        """Does ``/health`` answer yet?"""
+    def served_models(self) -> list[str] | None:
+        """The model ids whatever answers on our port says it serves (``/health``), or None while nothing answers."""
+        import json
+        import urllib.error
         import urllib.request
         try:
-            with urllib.request.urlopen(f"http://{self.host}:{self.port}/health", timeout=2):
-                return True
-        except OSError:
-            return False
+            with urllib.request.urlopen(f"http://{self.host}:{self.port}/health", timeout=2) as r:
+                body = json.loads(r.read(65_536))
+        except urllib.error.HTTPError as e:  # an answer, and not the one our server gives
+            return [f"HTTP {e.code}"]
+        except (OSError, ValueError):  # nothing listens yet, or it is still loading (no answer in 2 s)
+            return None
+        return [str(body.get("model"))[:100]] if isinstance(body, dict) else []
+
+    def ready(self) -> bool:
+        """Does our model answer on our port?"""
+        return self.model_id in (self.served_models() or [])
 
     def start(self) -> "LocalServer":
-        """Start the process and return once ``ready()``; an exit or the deadline first raises with the log's tail."""
+        """Start the process and return once it answers as our model. A taken port, a child that exits, anything
+        else answering, or the deadline raise; whatever fails, the child is stopped and its log removed."""
         import subprocess
         import tempfile
         name = type(self).__name__
+        check_port_free(self.host, self.port, f"The model server ({name})")  # before a child, a log or a key
         fd, log = tempfile.mkstemp(prefix="handmade-agent-server-", suffix=".log")
         self.log_path = Path(log)
-        self.process = subprocess.Popen(self.command(), stdout=fd, stderr=subprocess.STDOUT, env=self.environment())
-        os.close(fd)
+        try:
+            try:
+                self.process = subprocess.Popen(self.command(), stdout=fd, stderr=subprocess.STDOUT,
+                                                env=self.environment())
+            finally:
+                os.close(fd)
+            return self._wait(name)
+        except BaseException:  # Ctrl-C and our own bugs included: no child or log is left behind
+            self.stop()
+            raise
+
+    def _wait(self, name: str) -> "LocalServer":
         deadline = time.monotonic() + self.startup_timeout
         while time.monotonic() < deadline:
             if self.process.poll() is not None:
                 tail = self.log_path.read_text(errors="replace")[-1500:]
-                self.stop()
                 raise LLMError(f"The model server ({name}) exited with code {self.process.returncode} before it was "
                                f"ready. Is port {self.port} free? Log:\n{tail}")
-            if self.ready():
-                return self
+            models = self.served_models()
+            if models is not None and self.process.poll() is None:
+                if self.model_id in models:
+                    return self
+                named = ", ".join(map(repr, models)) or "no model"
+                raise LLMError(f"Something else answers on {self.base_url}: it names {named}, not {self.model_id!r}, "
+                               f"so it is not the server just started ({name}). Another program took the port: stop "
+                               "it, or start on another port.")
             time.sleep(0.3)
-        self.stop()
         raise LLMError(f"The model server ({name}) did not answer on {self.base_url} within "
                        f"{self.startup_timeout:.0f} s.")
 
