@@ -88,8 +88,8 @@ class Usage:
 class Completion:
     """What a model returned: text, tool calls, usage, and wall-clock latency in seconds.
 
-    ``replayed`` is True when the reply came from a recording (``local/recording.py``): then ``latency`` is the
-    seconds the call took when it was recorded, not a measurement of this run.
+    ``replayed`` is True when the reply came from a recording (``local/recording.py``): no model ran, so
+    ``latency`` is 0 (the seconds it took when recorded stay in the recording, never reported as this run's).
     """
     text: str
     tool_calls: list[ToolCall] = field(default_factory=list)

@@ -8,7 +8,8 @@ JupyterLab writes, so opening it changes nothing: nbformat 4.5 with a stable id 
 kernel's own kernelspec and language_info, consecutive stream outputs merged (as the front end
 does), a newline at the end of the file. It keeps the widget state of its run (so a trusted, unrun
 notebook shows every panel), the fingerprint of what produced its outputs
-(``notebook_fingerprint.py``) and the clean run's wall time in whole seconds (``run_seconds``, which
+(``notebook_fingerprint.py``) and the clean run's time in whole seconds (``run_seconds``: the wall time, with each
+replayed model call counted at the seconds it took when it was recorded, so it is what a live run takes; which
 ``tools/workshop_plan.py`` puts on the instructor's page). Personal metadata is dropped. A cell that raises
 stops the run and nothing is saved.
 
@@ -108,6 +109,20 @@ def recording_path(notebook: Path) -> Path:
     return notebook.resolve().parent / "recordings" / f"{notebook.stem}.jsonl"
 
 
+def recorded_seconds(recording: Path) -> dict[str, float]:
+    """Each recorded call's seconds when it was recorded (by key), before a run adds to the file."""
+    if not recording.is_file():
+        return {}
+    from handmade_agent.local.recording import Recording
+    return {k: float(e.get("seconds", 0.0)) for k, e in Recording(recording, "replay").entries.items()}
+
+
+def used_keys(recording: Path) -> list[str]:
+    """The keys the run asked for, in order, a key asked twice twice (a live run computes it twice)."""
+    used = recording.with_name(recording.name + ".used")
+    return used.read_text(encoding="utf-8").split() if used.is_file() else []
+
+
 def use_recording(path: Path) -> Path:
     """Point the kernel about to start at this notebook's recording (record mode unless the caller chose one)."""
     from handmade_agent.local.recording import ENV_FILE
@@ -204,12 +219,16 @@ def execute(path: Path) -> None:
     recording = use_recording(path)
     # before the run: the outputs come from the code and data as they were when it started
     code, data = code_inputs(path), all_data()
+    recorded = recorded_seconds(recording)
     t0 = time.perf_counter()
     with data_opens() as opened:
         client = NotebookClient(nb, timeout=1800, kernel_name="python3", store_widget_state=True,
                                 resources={"metadata": {"path": str(path.parent)}})
         client.execute()
-    seconds = round(time.perf_counter() - t0)
+    wall = time.perf_counter() - t0
+    replayed = [recorded[k] for k in used_keys(recording) if k in recorded]
+    # what a live run takes: this run's wall time, with each replayed call costing what it cost when recorded
+    seconds = round(wall + sum(replayed))
     misses = recording.with_name(recording.name + ".misses")
     if misses.exists():  # replay mode: a miss may have ended an agent's run quietly (model_error); never save that
         raise SystemExit(f"{path}: not saved: calls missing from {recording} (record them: unset "
@@ -223,7 +242,8 @@ def execute(path: Path) -> None:
     inputs = assemble(code, {name: data[name] for name in opened}, recording_input(path), opened)
     normalize(nb, inputs, seconds)
     write(nb, path)
-    print(f"{path}: executed in {seconds} s; read {len(opened)} data files and folders")
+    print(f"{path}: executed in {wall:.0f} s, {len(replayed)} model calls replayed ({sum(replayed):.0f} s when "
+          f"recorded: {seconds} s live); read {len(opened)} data files and folders")
     sync_chinese_edition(path)
 
 

@@ -9,7 +9,8 @@ with the same context: within ``TIE`` nats of each other it is a near-tie (repor
 recording does not hold what this model says (a planted or stale reply: the audit fails). The key is recomputed
 from the recorded inputs too, so an edited prompt or setting is caught without running anything.
 
-Left out: re-running logprob calls beyond a tolerance check, and calls recorded on another engine (their key
+Left out: sampled calls (temperature > 0; see ``entries``), re-running logprob calls beyond a tolerance check,
+and calls recorded on another engine (their key
 differs: every replay of them misses anyway, which the notebook tier reports).
 """
 from __future__ import annotations
@@ -27,10 +28,14 @@ LOGPROB_TOLERANCE = 0.05
 
 
 def entries() -> list[dict]:
+    """Every greedy recorded call. A sampled one (temperature > 0) is left out: the same seed draws another token
+    once the logits move by a batch split's rounding, and no tie rule tells a plausible draw from a planted one."""
     found = []
     for path in sorted(RECORDINGS.glob("*.jsonl")):
         for line in path.read_text(encoding="utf-8").splitlines():
-            found.append({**json.loads(line), "notebook": path.stem})
+            entry = json.loads(line)
+            if not entry.get("temperature"):
+                found.append({**entry, "notebook": path.stem})
     return found
 
 

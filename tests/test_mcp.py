@@ -190,6 +190,15 @@ def test_a_server_that_dies_mid_session_gives_a_clear_error_then_fails_fast():
         assert time.perf_counter() - started < 0.5 and "is not connected" in after.content
 
 
+def test_a_server_that_dies_while_a_time_out_probe_runs_is_reported_as_closed_not_as_silent():
+    # notebook 09's order: a call times out (a probe of the server starts), the session works, then the server dies
+    with tools_from_mcp([sys.executable, str(SERVERS / "hostile.py")], call_timeout=1) as registry:
+        assert not registry.call("hang", {}).ok
+        assert registry.call("echo", {"text": "still here"}).content == "echo: still here"
+        died = registry.call("die", {})
+        assert not died.ok and "closed the connection" in died.content, died.content
+
+
 def test_an_http_server_that_dies_mid_session_gives_a_clear_error():
     server, url = start_http_server()
     try:

@@ -15,10 +15,10 @@ the backend ``supports_grammar``, e.g. ``LocalLLM``) each reply is decoded under
 step from ``react_grammar``, a native call from the backend's ``tool_call_grammar``; parse-and-repair
 stays for backends that cannot constrain. A final answer goes through the agent's answer policies
 (``policies.py``; chapter 06's ``translate_answer`` is one), first ``answer_from_results`` while
-``results_answer`` is on: an answer that gives a figure from fewer than two of the run's two or more tool results is
-written again by the model from the results alone (``results_answer.py``). An answer that copies a tool's error message is
-sent back once; a second one ends the run with a plain refusal (``tool_errors.py``). A tool that asks for it gets the
-run's ``RunContext`` (question, run id, step, deadline). Every happening is an event (``events.py``); each
+``results_answer`` is on: an answer that gives a figure from fewer than two of the run's two or more tool
+results is written again by the model from the results alone (``results_answer.py``). An answer that copies a
+tool's error message is sent back once; a second one ends the run with a plain refusal (``tool_errors.py``).
+A tool that asks for it gets the run's ``RunContext`` (question, run id, step, deadline). Every happening is an event (``events.py``); each
 finished step is emitted whole as ``StepFinished``. Settings live in ``agent.config``; ``agent.max_steps``
 reads and writes it there.
 
@@ -189,6 +189,7 @@ class Agent:
             r.usage = r.usage + completion.usage
             step = self._react_step(r, index, completion) if self._react else self._native_step(r, index, completion)
             step.usage, step.latency = completion.usage + step.usage, completion.latency + step.latency
+            step.replayed = completion.replayed
         step.started, step.model_calls, step.duration = started, r.calls, time.perf_counter() - t0
         r.calls = 0
         r.answer_now = r.answer_now and step.kind == "action" and any(u.error == "repeated_action" for u in step.tool_uses)

@@ -61,6 +61,7 @@ class Step:
     duration: float = 0.0         # seconds for the whole step
     started: float = 0.0          # when the step began (time.time()), for timelines
     model_calls: int = 0          # attempts at the model call (more than 1 after a retry)
+    replayed: bool = False        # the reply came from a recording (local/recording.py): no model time was spent
 
     @property
     def tool(self) -> str | None:

@@ -51,6 +51,7 @@ def summarize(outcomes: list[TaskOutcome]) -> list[dict[str, Any]]:
             "mean_prompt_tokens": _mean([o.prompt_tokens for o in rows], 0),
             "mean_completion_tokens": _mean([o.completion_tokens for o in rows], 0),
             "mean_latency": _mean([o.latency for o in rows]),
+            "replayed": sum(getattr(o, "replayed", False) for o in rows),  # such seconds are no model's: not shown
             "stop_reasons": dict(Counter(o.stop_reason for o in rows).most_common()),
             "errors": sum(o.error is not None for o in rows),
         })
@@ -77,7 +78,7 @@ def format_table(summary: list[dict[str, Any]]) -> str:
                            f"{s['language_ok']}/{s['language_n']}" if s.get("language_n") else "-",
                            f"{s['mean_steps']:.1f}",
                            f"{s['mean_prompt_tokens']:.0f}", f"{s['mean_completion_tokens']:.0f}",
-                           f"{s['mean_latency']:.1f}"] for s in summary])
+                           "replayed" if s.get("replayed") else f"{s['mean_latency']:.1f}"] for s in summary])
     kinds = list(dict.fromkeys(k for s in summary for k in s["by_kind"]))
 
     def cell(s: dict, kind: str) -> str:

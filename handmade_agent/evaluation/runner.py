@@ -106,6 +106,7 @@ class TaskOutcome:
     prompt_tokens: int = 0
     completion_tokens: int = 0
     latency: float = 0.0
+    replayed: bool = False  # its model replies came from a recording: ``latency`` is not a model's time
     stop_reason: str = "error"
     error: str | None = None
     run: str = ""  # when the evaluation began: outcomes of several runs can share a file
@@ -130,6 +131,7 @@ def run_task(llm: Any, task: Task, config: EvalConfig, tools_for: Callable[[str]
         outcome.trajectory_ok = trajectory_ok(result, task.checker)
         outcome.language_ok = in_question_language(answer, task.question)
         outcome.tools_called = tools_called(result)
+        outcome.replayed = any(s.replayed for s in result.steps)
         outcome.prompt_tokens, outcome.completion_tokens = result.usage.prompt_tokens, result.usage.completion_tokens
     except Exception as e:  # noqa: BLE001 - one broken task must not end a run of hundreds
         outcome.error = redact_text(f"{type(e).__name__}: {e}")
@@ -142,7 +144,7 @@ def progress_line(outcome: TaskOutcome, done: int, total: int) -> str:
     said = " ".join(str(outcome.error or outcome.answer).split())[:80]
     line = (f"[{done}/{total}] {outcome.config:<10} {'ok ' if outcome.success else 'BAD'} "
             f"{'path-ok ' if outcome.trajectory_ok else 'path-BAD'} {outcome.stop_reason:<15} "
-            f"{outcome.task_id:<18} {outcome.latency:5.1f} s  {said}")
+            f"{outcome.task_id:<18} {'replayed' if outcome.replayed else f'{outcome.latency:5.1f} s'}  {said}")
     # a lone surrogate (a model can reply one) cannot be printed: it ended the whole run; shown as \ud800 instead
     return line.encode("utf-8", "backslashreplace").decode("utf-8")
 

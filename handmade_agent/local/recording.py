@@ -13,7 +13,7 @@ Modes (``HANDMADE_AGENT_RECORDING``), after VCR's record modes:
     record  a recorded call is replayed, any other runs the model and is appended (``make notebooks``)
 
 The file is ``HANDMADE_AGENT_RECORDING_FILE``. A replayed ``Completion`` says so (``replayed=True``); its
-``latency`` is the recorded seconds, never a fresh measurement. The reply's text is parsed again on replay
+``latency`` is 0 (no model ran), and the seconds it took when recorded are never reported as this run's. The reply's text is parsed again on replay
 (tool calls included), so everything after the model still runs. ``live_calls()`` runs the calls inside it on the
 model whatever the mode: for a claim about the engine itself (its speed, the KV cache, the grammar sampler).
 
@@ -25,7 +25,7 @@ date (an entry is dropped when a full run no longer uses it: ``prune``).
     >>> rec.through("key-1", lambda: {"text": "Final Answer: 4"}, {"call": "complete"})["text"]  # the model runs
     'Final Answer: 4'
     >>> rec.through("key-1", lambda: {"text": "never asked"}, {"call": "complete"})  # the same call: replayed
-    {'key': 'key-1', 'call': 'complete', 'text': 'Final Answer: 4', 'replayed': True}
+    {'key': 'key-1', 'call': 'complete', 'text': 'Final Answer: 4', 'seconds': 0.0, 'replayed': True}
 """
 from __future__ import annotations
 
@@ -120,7 +120,8 @@ class Recording:
         if found is not None:
             self.hits += 1
             self._note(".used", key)
-            return {**found, "replayed": True}
+            # no model ran: its seconds are 0 here (what it took when recorded stays in the file, never this run's)
+            return {**found, "seconds": 0.0, "replayed": True}
         self.misses += 1
         if self.mode == "replay":
             from ..redaction import redact

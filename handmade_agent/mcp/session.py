@@ -170,9 +170,10 @@ class MCPConnection:
         async def probe() -> None:
             try:
                 await asyncio.wait_for(client.list_tools(cache_mode="bypass"), max(1.0, min(timeout, 5.0)))
-            except Exception as e:  # noqa: BLE001  (only silence or a closed connection condemns the server)
-                if isinstance(e, asyncio.TimeoutError) or self._looks_closed(innermost(e)):
-                    self._end("the server answered neither a call nor a second request in time, so it was stopped")
+            except asyncio.TimeoutError:  # only silence condemns the server
+                self._end("the server answered neither a call nor a second request in time, so it was stopped")
+            except Exception:  # noqa: BLE001  (an error is an answer; a closed connection is reported as closed)
+                pass
         try:
             asyncio.run_coroutine_threadsafe(probe(), loop)
         except RuntimeError:  # the connection was closed meanwhile: nothing left to stop
