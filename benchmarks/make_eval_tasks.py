@@ -45,7 +45,11 @@ def call(tool: str, **args) -> str:
 
 
 def day_of(text: str) -> datetime.date:
-    return SUITE_TODAY if text == "today" else datetime.date.fromisoformat(text)
+    """A date as the date tools read it: ISO, or the words "today" and "tomorrow" on the suite's clock."""
+    relative = {"today": 0, "tomorrow": 1}
+    if text in relative:
+        return SUITE_TODAY + datetime.timedelta(days=relative[text])
+    return datetime.date.fromisoformat(text)
 
 
 def weekday_forms(day: datetime.date) -> list[str]:
@@ -137,6 +141,12 @@ def kb(task: dict) -> dict:
     return {"any": forms, "tools": ["knowledge_search"]}
 
 
+def kb_tasks() -> dict[str, dict]:
+    """The manual's questions and facts (data/kb_tasks.jsonl) by id."""
+    lines = (ROOT / "data" / "kb_tasks.jsonl").read_text("utf-8").splitlines()
+    return {t["id"]: t for t in map(json.loads, lines)}
+
+
 BUILDERS = {"arithmetic": arithmetic, "weekday": weekday, "forecast": forecast, "compare": compare,
             "no_tool": no_tool, "days_between": days_between, "date_after": date_after, "temperature": temperature}
 
@@ -144,11 +154,11 @@ BUILDERS = {"arithmetic": arithmetic, "weekday": weekday, "forecast": forecast, 
 def build() -> list[dict]:
     """Every task, kind by kind in the order of ``KINDS``; new tasks numbered from 42 on."""
     assert list(SUITE) == list(KINDS), "one block per kind, in the order of KINDS"
-    kb_tasks = {t["id"]: t for t in map(json.loads, (ROOT / "data" / "kb_tasks.jsonl").read_text("utf-8").splitlines())}
+    facts = kb_tasks()
     rows, number = [], 42
     for kind, entries in SUITE.items():
         if kind == "kb":
-            entries = [(f"kb-{i}", kb_tasks[i]["lang"], kb_tasks[i]["question"], kb_tasks[i]) for i in KB_IDS]
+            entries = [(f"kb-{i}", facts[i]["lang"], facts[i]["question"], facts[i]) for i in KB_IDS]
         for task_id, lang, question, *inputs in entries:
             if task_id is None:
                 task_id, number = f"{kind}-{number}", number + 1
@@ -169,10 +179,16 @@ def text() -> str:
     return "".join(json.dumps(row, ensure_ascii=False) + "\n" for row in build())
 
 
+def write_or_check(out: Path, written: str, check: bool) -> int:
+    """Write ``written`` to ``out``, or with ``check`` only compare: the exit status (1: the file differs)."""
+    if check:
+        same = out.exists() and out.read_text(encoding="utf-8") == written
+        print(f"{out}: {'up to date' if same else 'differs from what this script writes'}")
+        return 0 if same else 1
+    out.write_text(written, encoding="utf-8")
+    print(f"wrote {written.count(chr(10))} tasks to {out}")
+    return 0
+
+
 if __name__ == "__main__":
-    if "--check" in sys.argv:
-        same = OUT.exists() and OUT.read_text(encoding="utf-8") == text()
-        print(f"{OUT}: {'up to date' if same else 'differs from what this script writes'}")
-        sys.exit(0 if same else 1)
-    OUT.write_text(text(), encoding="utf-8")
-    print(f"wrote {len(build())} tasks to {OUT}")
+    sys.exit(write_or_check(OUT, text(), "--check" in sys.argv))

@@ -6,6 +6,7 @@
     handmade-agent serve --port 8080    # the local model as an OpenAI-compatible server (--model, --api-key, --host)
     handmade-agent cache info|clear     # the prefix cache of saved prompt states; info also lists the model files
     handmade-agent eval --configs react+c,native --limit 10   # the evaluation suite (see evaluation/)
+    handmade-agent eval --split test --configs react+c          # the held-out split: to report, never to tune
 
 ``--backend openai`` (or ``HANDMADE_AGENT_BASE_URL`` being set) uses ``OpenAIChat``
 with the ``HANDMADE_AGENT_*`` settings instead of the in-process model. ``--model`` names a local model of
@@ -122,11 +123,11 @@ def run_eval(args: argparse.Namespace) -> None:
     from .evaluation import check_out_path, evaluate, format_table, load_tasks, parse_configs, summarize
     configs = parse_configs(args.configs)  # checked before the model loads: a typo costs no minutes
     kinds = [k.strip() for k in args.kinds.split(",") if k.strip()] if args.kinds else None
-    tasks = load_tasks(kinds=kinds, limit=args.limit, every=args.every)
+    tasks = load_tasks(kinds=kinds, limit=args.limit, every=args.every, split=args.split)
     check_out_path(args.out)  # so is the results file: a bad --out must not end a run in a traceback
     llm = make_llm(args.backend)
-    print(f"model: {llm.model}; {len(tasks)} tasks x {len(configs)} configurations; outcomes appended to {args.out}",
-          flush=True)
+    print(f"model: {llm.model}; {args.split} split, {len(tasks)} tasks x {len(configs)} configurations; "
+          f"outcomes appended to {args.out}", flush=True)
     outcomes = evaluate(llm, tasks, configs, out=args.out, progress=lambda line: print(line, flush=True))
     print("\n" + format_table(summarize(outcomes)))
 
@@ -160,6 +161,9 @@ def main(argv: list[str] | None = None) -> int:
     sp = sub.add_parser("eval", help="run the evaluation suite (data/eval_tasks.jsonl) and print a table")
     sp.add_argument("--configs", default="react+c,native+c,react,native",
                     help="react|native, +c (constrained), -examples/-recap/-guard/-reanswer/-translate (that part off)")
+    # no argparse choices: load_tasks names the valid splits in the package's one-line error
+    sp.add_argument("--split", default="suite", help="suite (default): the tasks the course is tuned on; "
+                                                     "test: the held-out split, run only to report, never to tune")
     sp.add_argument("--kinds", default=None, help="task kinds, comma-separated (default: all)")
     sp.add_argument("--limit", type=int, default=None, help="at most N tasks, taken from each kind in turn")
     sp.add_argument("--every", type=int, default=None, help="every K-th task only")

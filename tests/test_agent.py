@@ -211,7 +211,7 @@ def test_native_reads_a_call_written_as_bare_json_text():
 
 def test_step_through_with_a_reply_asked_for_and_replaced():
     calls: list = []
-    agent = Agent(ScriptedLLM(['Action: add\nAction Input: {"a": 1, "b": 1}', DONE]), make_tools(calls))
+    agent = Agent(ScriptedLLM(['Action: add\nAction Input: {"a": 1, "b": 1}', "Final Answer: 42"]), make_tools(calls))
     with pytest.raises(StateError):
         Agent(ScriptedLLM([]), make_tools()).step()
     agent.start("1+1?")
@@ -220,7 +220,7 @@ def test_step_through_with_a_reply_asked_for_and_replaced():
     assert step.tool == "add" and step.observation == "42" and calls == [(40, 2)]
     assert step.model_calls == 1  # the call made by ask_model belongs to this step
     assert agent.step().kind == "final_answer" and agent.finished
-    assert agent.step() is None and agent.last_result.answer == "5"
+    assert agent.step() is None and agent.last_result.answer == "42"
 
 
 def test_settings_rebuild_the_agent_and_are_json():

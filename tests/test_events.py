@@ -10,7 +10,7 @@ import pytest
 from hypothesis import given
 from hypothesis import strategies as st
 
-from handmade_agent.agent.events import (EVENT_TYPES, Alert, Event, FinalAnswer, LLMCallFinished, ReplyEdited, RunFinished,
+from handmade_agent.agent.events import (EVENT_TYPES, Alert, AnswerRejected, Event, FinalAnswer, LLMCallFinished, ReplyEdited, RunFinished,
                                    ToolFinished, emit, event_from_dict)
 from handmade_agent.llm import Usage
 from observer_samples import sample_run
@@ -35,14 +35,16 @@ def test_a_failing_observer_becomes_a_warning_and_the_others_still_see_the_event
 
 
 def test_every_event_kind_is_distinct_and_carries_run_step_and_time():
-    assert len(EVENT_TYPES) == 11
+    assert len(EVENT_TYPES) == 12
     for kind, cls in EVENT_TYPES.items():
         assert cls.kind == kind
         assert {"run_id", "step", "ts"} <= {f.name for f in fields(cls)}
 
 
 @pytest.mark.parametrize("event", sample_run() + [Alert(run_id="r", step=2, name="slow_tool", message="took 3 s"),
-                                                  ReplyEdited(run_id="r", step=1, original="Acton: x", text="Action: x")],
+                                                  ReplyEdited(run_id="r", step=1, original="Acton: x", text="Action: x"),
+                                                  AnswerRejected(run_id="r", step=2, check="figures_found", answer="5",
+                                                                 feedback="Your answer states 5")],
                          ids=lambda e: e.kind)
 def test_each_event_survives_dict_and_json_round_trip(event):
     d = event.to_dict()

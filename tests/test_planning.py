@@ -106,7 +106,7 @@ def test_checks_by_code_find_what_is_wrong_with_an_answer():
 def test_reflection_retries_once_with_the_problem_and_the_results_already_found():
     llm = ScriptedLLM([WEATHER % "北京", "Final Answer: 北京 is 30 °C today.",
                        "Final Answer: 北京's high today is 27 °C."])
-    agent = Reflection(llm, default_registry())
+    agent = Reflection(llm, default_registry(), loop_checks=[])  # the loop's own checks off: reflection alone
     result = agent.run("How warm does 北京 get today?")
     retry = llm.calls[2]["messages"][-1].content
     assert "北京 is 30 °C today." in retry and "30, which no tool result shows" in retry and "high 27 °C" in retry
@@ -116,14 +116,14 @@ def test_reflection_retries_once_with_the_problem_and_the_results_already_found(
 
 def test_reflection_keeps_a_good_first_answer_and_a_first_answer_better_than_the_retry():
     llm = ScriptedLLM([WEATHER % "北京", "Final Answer: 北京's high today is 27 °C."])
-    assert Reflection(llm, default_registry()).run("How warm does 北京 get today?").answer.endswith("27 °C.")
+    assert Reflection(llm, default_registry(), loop_checks=[]).run("How warm does 北京 get today?").answer.endswith("27 °C.")
     assert llm.remaining == 0  # nothing wrong: no second run
     llm = ScriptedLLM([WEATHER % "北京", "Final Answer: 北京 is 30 °C today.", RuntimeError("server gone"),
                        RuntimeError("server gone")])
-    result = Reflection(llm, default_registry()).run("How warm does 北京 get today?")
+    result = Reflection(llm, default_registry(), loop_checks=[]).run("How warm does 北京 get today?")
     assert result.answer == "北京 is 30 °C today."  # an answer with a problem beats no answer
     llm = ScriptedLLM([WEATHER % "北京", "Final Answer: 北京 is 30 °C today.", "Final Answer: I cannot answer this."])
-    result = Reflection(llm, default_registry()).run("How warm does 北京 get today?")
+    result = Reflection(llm, default_registry(), loop_checks=[]).run("How warm does 北京 get today?")
     assert result.answer == "北京 is 30 °C today."  # ... and beats giving up, though "I cannot" has no figure to check
 
 
@@ -146,7 +146,7 @@ def test_runs_merge_into_one_result_with_steps_renumbered_and_tokens_summed():
 
 def test_a_chinese_question_is_retried_in_chinese():
     llm = ScriptedLLM([WEATHER % "北京", "Final Answer: 北京今天最高30°C。", "Final Answer: 北京今天最高27°C。"])
-    result = Reflection(llm, default_registry()).run("北京今天最高气温是多少？")
+    result = Reflection(llm, default_registry(), loop_checks=[]).run("北京今天最高气温是多少？")
     retry = llm.calls[2]["messages"][-1].content
     assert "你之前的回答是：北京今天最高30°C。" in retry and retry.endswith("请用中文重新回答。")
     assert "Answer again" not in retry and result.answer == "北京今天最高27°C。"
@@ -166,3 +166,14 @@ def test_the_suite_runs_a_task_through_plan_and_execute():
                        "北京's high today is 80.6 °F."])
     outcome = run_task(llm, task, parse_configs("plan+react")[0], lambda _: default_registry())
     assert outcome.success and outcome.trajectory_ok and outcome.config == "plan+react", outcome
+
+
+def test_reflection_catches_a_high_set_against_a_low_and_a_comparison_the_wrong_way_round():
+    from handmade_agent.planning.reflection import right_way
+    seen = ["成都: low 17 °C, high 25 °C", "西安: low 18 °C, high 29 °C"]
+    question = "今天成都和西安哪个最高气温更高？"
+    assert both_sides(question, run_of("西安最高 29 °C，成都最低 17 °C。", seen)) is not None  # a high against a low
+    assert both_sides(question, run_of("西安最高 29 °C，成都最高 25 °C，西安更热。", seen)) is None
+    # what 09's run kept before: the figures right, the direction wrong
+    assert "25 against 29" in right_way(question, run_of("两座城市最高气温都是25°C，比西安的29°C高。", seen))
+    assert right_way(question, run_of("西安的 29 °C 比成都的 25 °C 高。", seen)) is None

@@ -22,7 +22,8 @@ def steps(answer: str) -> list[str]:
 
 def run(answer: str, *again: str, **settings):
     llm = ScriptedLLM([*steps(answer), *again])
-    result = Agent(llm, ToolRegistry([high]), **settings).run("Which is warmer, 北京 or 上海?")
+    # the loop's checks off: this file is the rewrite policy alone (test_answer_checks_loop.py has the checks)
+    result = Agent(llm, ToolRegistry([high]), checks=[], **settings).run("Which is warmer, 北京 or 上海?")
     return result, llm
 
 

@@ -26,8 +26,9 @@ def test_a_copied_error_is_sent_back_once_and_a_real_answer_then_counts():
     llm = ScriptedLLM([CALL, "Thought: done\nFinal Answer: Error: calculator: unknown name '中国首都是北京'",
                        "Thought: I know this\nFinal Answer: 北京"])
     result = Agent(llm, TOOLS).run("中国的首都是哪里？")
-    assert [s.kind for s in result.steps] == ["action", "format_error", "final_answer"]
+    assert [s.kind for s in result.steps] == ["action", "rejected_answer", "final_answer"]
     assert "error message" in result.steps[1].feedback and result.answer == "北京"
+    assert result.steps[1].error == "error_not_answer"  # the check that sent it back is named
     assert result.steps[1].to_messages()[-1].content == f"Observation: {RETRY}"  # the model is told why
 
 
@@ -44,7 +45,7 @@ def test_the_native_strategy_gets_the_same_rule():
     call = Completion("", tool_calls=[ToolCall("calculator", '{"expression": "x"}', "c1")])
     llm = ScriptedLLM([call, Completion("Error: calculator: unknown name 'x'"), Completion("I cannot compute x.")])
     result = Agent(llm, TOOLS, strategy="native").run("What is x?")
-    assert [s.kind for s in result.steps] == ["action", "format_error", "final_answer"]
+    assert [s.kind for s in result.steps] == ["action", "rejected_answer", "final_answer"]
     assert result.answer == "I cannot compute x."
 
 

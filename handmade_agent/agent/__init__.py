@@ -3,8 +3,9 @@
 ``Agent`` (``loop.py``) runs it; ``Step`` and ``RunResult`` (``steps.py``) are the one record of a
 run; ``events.py`` is what the loop emits for observers (chapter 04) to read; ``model_call.py`` is
 the one observed, retried model call; ``native.py`` reads native tool-calling replies;
-``policies.py`` is the hook through which code from outside (chapter 06's ``translate_answer``) rewrites a
-final answer; ``results_answer.py`` has the model answer again from the tool results when its answer left them out;
+``setup.py`` is what an agent is made of; ``policies.py`` is how code from outside checks a final answer (and sends
+it back: ``figure_check.py``, ``comparison_check.py``, ``tool_errors.py``) or rewrites it (chapter 06's
+``translate_answer``); ``memory_link.py`` lends the run's observers to a memory that calls the model; ``results_answer.py`` has the model answer again from the tool results when its answer left them out;
 ``refusals.py`` reads whether an answer refuses; ``tool_errors.py`` keeps a tool's error message from being the answer; ``config.py`` holds and
 checks the settings.
 
@@ -17,7 +18,8 @@ from .events import Event, Observer, emit
 from .config import AgentConfig, check_setting
 from .loop import Agent
 from .model_call import complete
-from .policies import AnswerContext, AnswerPolicy, apply_policies
+from .policies import AnswerCheck, AnswerContext, AnswerPolicy, apply_policies
+from .setup import DEFAULT_CHECKS
 from .refusals import refused
 from .results_answer import answer_from_results, cited, figures, results_messages, shows
 from .steps import STEP_KINDS, STOP_REASONS, RunResult, Step, ToolUse
@@ -25,4 +27,5 @@ from .tool_errors import copies_tool_error
 
 __all__ = ["AgentConfig", "Agent", "Step", "ToolUse", "RunResult", "STEP_KINDS", "STOP_REASONS", "events", "Event", "Observer",
            "emit", "complete", "check_setting", "copies_tool_error", "AnswerContext", "AnswerPolicy", "apply_policies",
+           "AnswerCheck", "DEFAULT_CHECKS",
            "refused", "answer_from_results", "results_messages", "figures", "shows", "cited"]

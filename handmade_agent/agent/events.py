@@ -74,6 +74,15 @@ class ParseFailed(Event):
 
 
 @dataclass
+class AnswerRejected(Event):
+    """A final-answer check sent the answer back (``agent/policies.py``); ``feedback`` is what the model is told."""
+    kind: ClassVar[str] = "answer_rejected"
+    check: str = ""
+    answer: str = ""
+    feedback: str = ""
+
+
+@dataclass
 class ToolStarted(Event):
     kind: ClassVar[str] = "tool_started"
     name: str = ""
@@ -137,7 +146,7 @@ class ReplyEdited(Event):
 Observer = Callable[[Event], None]
 
 EVENT_TYPES: dict[str, type[Event]] = {c.kind: c for c in (
-    RunStarted, LLMCallStarted, LLMCallFinished, ParseFailed, ToolStarted, ToolFinished, FinalAnswer,
+    RunStarted, LLMCallStarted, LLMCallFinished, ParseFailed, AnswerRejected, ToolStarted, ToolFinished, FinalAnswer,
     StepFinished, RunFinished, Alert, ReplyEdited)}
 
 

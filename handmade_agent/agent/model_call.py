@@ -16,6 +16,7 @@ Deliberately left out: waiting between attempts. Clients such as the
 """
 from __future__ import annotations
 
+import inspect
 import time
 from typing import Any, Callable, Sequence
 
@@ -48,3 +49,12 @@ def complete(llm: Any, messages: Sequence[MessageLike], *, retries: int, emit: C
         emit(ev.LLMCallFinished(text=c.text, usage=c.usage, latency=c.latency, purpose=purpose))
         return c, ""
     return None, error
+
+
+def takes_timeout(llm: Any) -> bool:
+    """Does ``llm.complete`` name a ``timeout`` parameter? (Not merely ``**kwargs``: a wrapper may pass them on
+    to a backend that has none.)"""
+    try:
+        return "timeout" in inspect.signature(llm.complete).parameters
+    except (TypeError, ValueError, AttributeError):
+        return False

@@ -1,24 +1,33 @@
-"""Answer policies: code from outside the loop that may rewrite a final answer before the run records it.
+"""What happens to a final answer before the run records it: checks that send it back, policies that rewrite it.
 
-The loop knows no course data. A lesson that wants more of an answer (the bilingual RAG lesson of chapter 06
-wants it in the question's language) writes a policy, a callable ``policy(context, answer) -> answer``, and
-passes it: ``Agent(llm, tools, answer_policies=[policy])``. The agent runs its policies in order on each final
-answer; the reply keeps what the model wrote. ``context`` is an ``AnswerContext``: the run's question, ids,
-whether replies are constrained, and ``ask``, the one observed, retried model call (``model_call.complete``)
-of this step, so a policy's model calls show in every trace like the agent's own, and none starts once the
-run's time budget is over. A policy that returns None keeps the answer.
+The loop knows no course data. Code from outside plugs in two kinds of callable, both ``f(context, answer)``:
 
-Deliberately left out: policies on tool calls or observations (the registry's approval hook guards calls),
-and catching a policy's own exceptions (a bug in it is a bug, not something a model did).
+- a **check** (``Agent(checks=[...])``) returns None when the answer may stand, or a message that says what is
+  wrong with it. The loop then sends the answer back: the message is the model's next observation, and the model
+  may call tools again or answer again (the way smolagents' final-answer checks and mini-swe-agent's exceptions
+  that carry feedback work). Each check sends back at most once a run; after that its verdict no longer holds the
+  answer, so a model that cannot repair never loops. Checks are asked in order and the first objection wins.
+- a **policy** (``Agent(answer_policies=[...])``) returns the answer rewritten (or None to keep it): chapter 06's
+  ``translate_answer`` is one. Policies run in order once every check passed or was spent.
+
+``context`` is an ``AnswerContext``: the run's question, what its tools returned and which calls failed, and
+``ask``, the one observed, retried model call (``model_call.complete``) of this step, so a policy's model calls
+show in every trace like the agent's own, and none starts once the run's time budget is over.
+
+Deliberately left out: checks on tool calls or observations (the registry's approval hook guards calls), and
+catching a check's or policy's own exceptions (a bug in one is a bug, not something a model did).
 
     >>> shout = lambda context, answer: answer.upper()
     >>> apply_policies([shout], AnswerContext("q?", "run-1", 1, False, lambda *a, **k: None), "four")
     'FOUR'
+    >>> no_digits = lambda context, answer: "Say it in words." if any(c.isdigit() for c in answer) else None
+    >>> first_objection([no_digits], AnswerContext("q?", "run-1", 1, False, lambda *a, **k: None), "4", spent=())
+    ('<lambda>', 'Say it in words.')
 """
 from __future__ import annotations
 
 from dataclasses import dataclass
-from typing import Callable, Iterable
+from typing import Callable, Collection, Iterable
 
 from ..errors import ConfigError
 from ..llm import Completion
@@ -26,17 +35,41 @@ from ..llm import Completion
 
 @dataclass
 class AnswerContext:
-    """What a policy may use. ``ask(messages, purpose=..., grammar=None, **kw)`` returns a Completion, or None
-    when the backend failed (after the agent's retries) or the run's time budget is over."""
+    """What a check or policy may use. ``ask(messages, purpose=..., grammar=None, **kw)`` returns a Completion, or
+    None when the backend failed (after the agent's retries) or the run's time budget is over."""
     question: str
     run_id: str
     step: int
     constrained: bool                     # the backend decodes under a grammar if ``ask`` is given one
     ask: Callable[..., Completion | None]
     results: tuple[str, ...] = ()         # the text of each result the run's tools returned, in order
+    errors: tuple[str, ...] = ()          # the text of each failed tool call of the run
+    failed_tools: tuple[str, ...] = ()    # the names of the tools whose calls failed
+    inputs: tuple[str, ...] = ()          # the input of each call that returned a result, as JSON text
 
 
 AnswerPolicy = Callable[[AnswerContext, str], "str | None"]
+AnswerCheck = Callable[[AnswerContext, str], "str | None"]
+
+
+def name_of(f: Callable) -> str:
+    """The name a check is known by in a run's steps ("figures_found")."""
+    return getattr(f, "__name__", type(f).__name__)
+
+
+def first_objection(checks: Iterable[AnswerCheck], context: AnswerContext, answer: str,
+                    spent: Collection[str]) -> tuple[str, str] | None:
+    """(check name, message) of the first check not yet ``spent`` that objects to ``answer``, or None."""
+    for check in checks:
+        if name_of(check) in spent:
+            continue
+        message = check(context, answer)
+        if message is not None and not isinstance(message, str):
+            raise ConfigError(f"the answer check {name_of(check)!r} returned a {type(message).__name__}; a check "
+                              "returns None (the answer stands) or a message for the model.")
+        if message:
+            return name_of(check), message
+    return None
 
 
 def apply_policies(policies: Iterable[AnswerPolicy], context: AnswerContext, answer: str) -> str:
@@ -44,7 +77,7 @@ def apply_policies(policies: Iterable[AnswerPolicy], context: AnswerContext, ans
     for policy in policies:
         out = policy(context, answer)
         if out is not None and not isinstance(out, str):
-            raise ConfigError(f"the answer policy {getattr(policy, '__name__', policy)!r} returned a "
+            raise ConfigError(f"the answer policy {name_of(policy)!r} returned a "
                               f"{type(out).__name__}; a policy returns the answer as text (or None to keep it).")
         answer = answer if out is None else out
     return answer

@@ -2,7 +2,8 @@
 
 A ``Step`` is one model call and what the agent did with it: ran a tool
 (``action``), finished (``final_answer``), sent back a correction
-(``format_error``), or gave up on a failing backend (``model_error``).
+(``format_error``), had its answer sent back by a check (``rejected_answer``: the check's name
+is its ``error``), or gave up on a failing backend (``model_error``).
 ``to_messages()`` renders the step as the chat messages the model sees next
 time: text-ReAct steps as an assistant turn plus a user ``Observation:``;
 native tool-calling steps as an assistant turn with ``tool_calls`` plus
@@ -23,7 +24,7 @@ from typing import Any, Sequence
 from ..llm import Message, ToolCall, Usage
 from ..react import final_text, observation_text, step_text
 
-STEP_KINDS = ("action", "final_answer", "format_error", "model_error")
+STEP_KINDS = ("action", "final_answer", "format_error", "rejected_answer", "model_error")
 STOP_REASONS = ("final_answer", "max_steps", "time_budget", "repeated_action", "format_errors", "model_error")
 
 
@@ -88,7 +89,7 @@ class Step:
             return []
         if self.native:
             return self._native_messages()
-        if self.kind == "format_error":
+        if self.kind in ("format_error", "rejected_answer"):
             return [Message("assistant", self.reply), Message("user", f"Observation: {self.feedback}")]
         if self.kind == "final_answer":
             return [Message("assistant", final_text(self.thought, self.answer or ""))]
@@ -100,7 +101,7 @@ class Step:
     def _native_messages(self) -> list[Message]:
         if self.kind == "final_answer":
             return [Message("assistant", self.answer or "")]
-        if self.kind == "format_error":
+        if self.kind in ("format_error", "rejected_answer"):
             return [Message("assistant", self.reply), Message("user", self.feedback or "")]
         calls = [ToolCall(u.tool, input_text(u.input), u.call_id or f"call_{i}")
                  for i, u in enumerate(self.tool_uses)]

@@ -4,10 +4,11 @@
 '北京'"), and the agent shows it to the model so it can fix its call. A small model often hands that text back as
 its final answer instead (the 0.5B did on 2 of 40 suite tasks; a translation makes it "错误：…"). ``copies_tool_error``
 says whether an answer is such a copy: a line that starts with the registry's label (after at most a quote, a bullet
-or a copied "Observation:"), or the first clause of one of the run's failed results copied without its label. The loop
+or a copied "Observation:"), or the first clause of one of the run's failed results copied without its label. The check ``error_not_answer``
 sends such an answer back once (``RETRY``); if the next answer is a copy again (of an error, or of that note:
-``echoes_retry``, the 0.5B model copies the last thing it read), the run ends with ``refusal``: a
-plain "cannot answer" that names the tool that failed, never the error dressed as an answer. The evaluation's answer checks use
+``echoes_retry``, the 0.5B model copies the last thing it read), the policy ``refuse_copied_error`` ends the run with
+``refusal``: a plain "cannot answer" that names the tool that failed, never the error dressed as an answer.
+Measured on the 1.5B (all 76 suite tasks, ``-errors``): see docs/benchmarks.md. The evaluation's answer checks use
 the same test, so a copied error never counts as right.
 
 Deliberately left out: an error the model retold in its own words, and deciding whether the error was the tool's
@@ -20,7 +21,7 @@ from __future__ import annotations
 
 import re
 import unicodedata
-from typing import Iterable
+from typing import Any, Iterable
 
 _LABELLED = re.compile(r"^[^\w\n]{0,4}(?:(?:final answer|observation|answer|最终答案|答案|观察)\s*:\s*)?(?:error|错误)\s*:",
                        re.I | re.M)
@@ -63,3 +64,15 @@ def refusal(tools: list[str]) -> str:
     # one clause: a refusal, with nothing after it that reads as a claim of its own
     return "I cannot answer this with the tools I have" + (f" (the {' and '.join(names[-2:])} call failed)." if names
                                                             else ".")
+
+
+def error_not_answer(context: Any, answer: str) -> str | None:
+    """A final-answer check (``policies.py``): an answer that is a tool's error message goes back with ``RETRY``."""
+    return RETRY if context.errors and copies_tool_error(answer, context.errors) else None
+
+
+def refuse_copied_error(context: Any, answer: str) -> str | None:
+    """An answer policy: a copied error (or ``RETRY``) that survived its one return becomes ``refusal``."""
+    if context.errors and (copies_tool_error(answer, context.errors) or echoes_retry(answer)):
+        return refusal(list(context.failed_tools))
+    return None

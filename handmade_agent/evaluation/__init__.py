@@ -2,7 +2,8 @@
 
 ``tasks.py`` reads the suite (``data/eval_tasks.jsonl``: arithmetic, dates, temperatures, forecasts,
 comparisons, manual questions, questions that need no tool and questions to refuse; English and
-Chinese); ``checks.py`` (with ``comparison.py``) judges an answer and the trajectory to it;
+Chinese) or its held-out test split (``data/eval_tasks_test.jsonl``, never tuned on); ``checks.py``
+(with ``comparison.py``) judges an answer and the trajectory to it;
 ``runner.py`` runs every task under every ``EvalConfig`` and saves each outcome as it ends;
 ``toolsets.py`` builds the tools a task is asked with; ``report.py`` turns outcomes into a table;
 ``injection.py`` attacks an agent through a tool's result, and fences results as untrusted data.
@@ -21,12 +22,12 @@ from .injection import (MARKER, PAYLOAD, PAYLOAD_ZH, WITHHELD, hijacked, inject,
                         quarantine)
 from .report import format_table, read_outcomes, summarize
 from .runner import EvalConfig, TaskOutcome, check_out_path, evaluate, parse_configs, run_task
-from .tasks import KINDS, SUITE_TODAY, TASKS_FILE, Task, load_tasks
+from .tasks import KINDS, SPLITS, SUITE_TODAY, TASKS_FILE, TEST_TASKS_FILE, Task, load_tasks
 from .toolsets import TaskTools
 
-__all__ = ["Task", "load_tasks", "KINDS", "SUITE_TODAY", "TASKS_FILE", "CHECKER_KEYS", "check_answer", "refused",
-           "tool_error_text", "failed_results", "compare_ok", "ASPECTS", "expected_tools_called", "no_tool_called",
-           "invented_observation", "tools_called", "trajectory_ok", "EvalConfig", "TaskOutcome", "parse_configs",
-           "run_task", "evaluate", "check_out_path", "TaskTools", "summarize", "format_table", "read_outcomes",
-           "inject", "quarantine", "hijacked", "looks_like_instruction", "neutralize", "PAYLOAD", "PAYLOAD_ZH",
-           "MARKER", "WITHHELD"]
+__all__ = ["Task", "load_tasks", "KINDS", "SUITE_TODAY", "TASKS_FILE", "TEST_TASKS_FILE", "SPLITS", "CHECKER_KEYS",
+           "check_answer", "refused", "tool_error_text", "failed_results", "compare_ok", "ASPECTS",
+           "expected_tools_called", "no_tool_called", "invented_observation", "tools_called", "trajectory_ok",
+           "EvalConfig", "TaskOutcome", "parse_configs", "run_task", "evaluate", "check_out_path", "TaskTools",
+           "summarize", "format_table", "read_outcomes", "inject", "quarantine", "hijacked",
+           "looks_like_instruction", "neutralize", "PAYLOAD", "PAYLOAD_ZH", "MARKER", "WITHHELD"]

@@ -4,7 +4,8 @@
 ``native`` (the backend's tool calls, free), and suffixes that switch a part off: ``-examples``
 (no worked examples), ``-recap`` (observations without the earlier results), ``-guard`` (a
 repeated call runs again instead of being refused), ``-reanswer`` (no second answer from the tool results),
-``-translate`` (no translation of an answer into the question's language).
+``-translate`` (no translation of an answer into the question's language), and ``-errors``, ``-figures``, ``-sides``
+(that final-answer check of ``agent.DEFAULT_CHECKS`` off: ``tool_errors``, ``figure_check``, ``comparison_check``).
 A prefix runs the loop inside a chapter-09 method:
 ``plan+react+c`` plans first (``planning.PlanAndExecute``), ``reflect+react+c`` checks the answer by code and
 retries once (``planning.Reflection``). ``run_task`` never raises for a task: an
@@ -16,7 +17,7 @@ Deliberately left out: running tasks in parallel (one model, two CPU cores) and 
 failed task.
 
     >>> parse_configs("react+c,native-guard")[1]
-    EvalConfig(strategy='native', constrained=False, few_shot=True, recap_results=True, repeat_guard=False, results_answer=True, translate=True, max_steps=6, method='loop')
+    EvalConfig(strategy='native', constrained=False, few_shot=True, recap_results=True, repeat_guard=False, results_answer=True, translate=True, errors=True, figures=True, sides=True, max_steps=6, method='loop')
 """
 from __future__ import annotations
 
@@ -29,6 +30,9 @@ from pathlib import Path
 from typing import Any, Callable, Iterable
 
 from ..agent import Agent
+from ..agent.comparison_check import like_with_like
+from ..agent.figure_check import figures_found
+from ..agent.tool_errors import error_not_answer
 from ..errors import ConfigError
 from ..observers import json_line
 from ..planning import PlanAndExecute, Reflection
@@ -39,12 +43,15 @@ from .tasks import Task
 from .toolsets import TaskTools
 
 SUFFIXES = {"-examples": "few_shot", "-recap": "recap_results", "-guard": "repeat_guard",
-            "-reanswer": "results_answer", "-translate": "translate"}
+            "-reanswer": "results_answer", "-translate": "translate", "-errors": "errors", "-figures": "figures",
+            "-sides": "sides"}
+CHECKS = {"errors": error_not_answer, "figures": figures_found, "sides": like_with_like}  # in DEFAULT_CHECKS' order
 METHODS = {"loop": Agent, "plan": PlanAndExecute, "reflect": Reflection}
-_NAME = re.compile(r"^(?:(plan|reflect)\+)?(react|native)(\+c)?((?:-examples|-recap|-guard|-reanswer|-translate)*)$")
+_NAME = re.compile(r"^(?:(plan|reflect)\+)?(react|native)(\+c)?((?:-examples|-recap|-guard|-reanswer|-translate|-errors"
+                   r"|-figures|-sides)*)$")
 VALID_FORMS = ("optionally plan+ or reflect+, then react | native, then +c for constrained decoding, then any of "
-               "-examples -recap -guard -reanswer -translate (each switches that part off), e.g. react+c, native, react+c-examples, "
-               "react-recap-guard, plan+react+c")
+               "-examples -recap -guard -reanswer -translate -errors -figures -sides (each switches that part off), "
+               "e.g. react+c, native, react+c-examples, react-recap-guard, plan+react+c")
 
 
 @dataclass
@@ -57,6 +64,9 @@ class EvalConfig:
     repeat_guard: bool = True
     results_answer: bool = True
     translate: bool = True  # the answer policy rag.translate_answer (not an agent setting)
+    errors: bool = True     # the final-answer checks (CHECKS; code, not agent settings)
+    figures: bool = True
+    sides: bool = True
     max_steps: int = 6
     method: str = "loop"  # or "plan", "reflect": the loop inside a chapter-09 method
 
@@ -69,8 +79,13 @@ class EvalConfig:
     def agent_settings(self) -> dict[str, Any]:
         """The ``AgentConfig`` settings this configuration stands for."""
         settings = asdict(self)
-        del settings["method"], settings["translate"]
+        for name in ("method", "translate", *CHECKS):
+            del settings[name]
         return settings
+
+    def checks(self) -> list:
+        """The final-answer checks this configuration keeps on."""
+        return [check for name, check in CHECKS.items() if getattr(self, name)]
 
     @classmethod
     def parse(cls, name: str) -> "EvalConfig":
@@ -107,6 +122,7 @@ class TaskOutcome:
     completion_tokens: int = 0
     latency: float = 0.0
     replayed: bool = False  # its model replies came from a recording: ``latency`` is not a model's time
+    sent_back: list[str] = field(default_factory=list)  # the checks that sent an answer back, in order
     stop_reason: str = "error"
     error: str | None = None
     run: str = ""  # when the evaluation began: outcomes of several runs can share a file
@@ -121,8 +137,9 @@ def run_task(llm: Any, task: Task, config: EvalConfig, tools_for: Callable[[str]
     t0 = time.perf_counter()
     try:
         # measured with the answer in the question's language since the suite began: the policy keeps figures comparable
+        checks = {"loop_checks" if config.method != "loop" else "checks": config.checks()}
         agent = METHODS[config.method](llm, tools_for(task.tools), answer_policies=[translate_answer] * config.translate,
-                                       **config.agent_settings())
+                                       **checks, **config.agent_settings())
         result = agent.run(task.question)
         answer = redact_text(result.answer) if result.answer is not None else None
         outcome.answer, outcome.stop_reason, outcome.steps = answer, result.stop_reason, len(result.steps)
@@ -132,6 +149,7 @@ def run_task(llm: Any, task: Task, config: EvalConfig, tools_for: Callable[[str]
         outcome.language_ok = in_question_language(answer, task.question)
         outcome.tools_called = tools_called(result)
         outcome.replayed = any(s.replayed for s in result.steps)
+        outcome.sent_back = [s.error for s in result.steps if s.kind == "rejected_answer"]
         outcome.prompt_tokens, outcome.completion_tokens = result.usage.prompt_tokens, result.usage.completion_tokens
     except Exception as e:  # noqa: BLE001 - one broken task must not end a run of hundreds
         outcome.error = redact_text(f"{type(e).__name__}: {e}")

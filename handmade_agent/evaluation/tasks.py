@@ -5,7 +5,9 @@ One JSON object a line: ``id``, ``lang`` (en/zh), ``kind`` (one of ``KINDS``), `
 ``checks.check_answer`` reads; ``checks.CHECKER_KEYS``). The file is written by
 ``benchmarks/make_eval_tasks.py``, which computes every expected value with code. The date tools
 answer as if today were ``SUITE_TODAY``. A malformed line is a ``ConfigError`` naming the file, the
-line and what is wrong.
+line and what is wrong. ``SPLITS`` names the two files: ``suite`` (the default, the tasks the course is
+tuned on) and ``test`` (``data/eval_tasks_test.jsonl``, written by ``benchmarks/make_test_split.py``: held
+out, run only to report a figure; every id starts with ``test-``).
 
 Deliberately left out: tasks with several turns, and tasks with files or images.
 
@@ -26,6 +28,9 @@ from .comparison import ASPECT_NAMES
 
 SUITE_TODAY = datetime.date(2024, 5, 20)
 TASKS_FILE = Path(__file__).resolve().parents[2] / "data" / "eval_tasks.jsonl"
+TEST_TASKS_FILE = TASKS_FILE.with_name("eval_tasks_test.jsonl")
+# a split that is tuned on stops measuring anything: "test" is only ever run to report
+SPLITS = {"suite": TASKS_FILE, "test": TEST_TASKS_FILE}
 KINDS = ("arithmetic", "weekday", "forecast", "compare", "kb", "no_tool", "refuse", "days_between", "date_after",
          "temperature")
 LANGS = ("en", "zh")
@@ -106,21 +111,26 @@ def read_tasks(path: str | Path | None = None) -> list[Task]:
         raise ConfigError(f"{e} See handmade_agent/evaluation/tasks.py for the fields.") from None
     except OSError as e:
         raise ConfigError(f"Cannot read the task file {path} ({e.strerror}); pass the path of an existing "
-                          "JSONL file, or regenerate the suite: python benchmarks/make_eval_tasks.py") from None
+                          "JSONL file, or regenerate the suite (python benchmarks/make_eval_tasks.py) or the "
+                          "test split (python benchmarks/make_test_split.py)") from None
     return tasks
 
 
 def load_tasks(path: str | Path | None = None, kinds: Iterable[str] | None = None, limit: int | None = None,
-               every: int | None = None) -> list[Task]:
-    """The tasks of ``kinds`` (default all); every ``every``-th of them; then at most ``limit``, taken
-    from each kind in turn, so that a short run still covers every kind."""
+               every: int | None = None, split: str = "suite") -> list[Task]:
+    """The tasks of ``split``'s file (``SPLITS``; an explicit ``path`` is read instead) of ``kinds`` (default all);
+    every ``every``-th of them; then at most ``limit``, taken from each kind in turn, so that a short run still
+    covers every kind."""
+    if not isinstance(split, str) or split not in SPLITS:
+        raise ConfigError(f"Unknown split {split!r}; choose from {', '.join(SPLITS)} (suite: the tasks the course is "
+                          "tuned on; test: the held-out split, run only to report).")
     kinds = list(kinds) if kinds is not None else None
     if kinds is not None and (unknown := [k for k in kinds if k not in KINDS]):
         raise ConfigError(f"Unknown task kind(s) {unknown}; choose from {', '.join(KINDS)}.")
     for name, value in (("limit", limit), ("every", every)):
         if value is not None and (not isinstance(value, int) or value < 1):
             raise ConfigError(f"{name} must be a whole number of at least 1, not {value!r}.")
-    tasks = [t for t in read_tasks(path) if kinds is None or t.kind in kinds]
+    tasks = [t for t in read_tasks(path if path is not None else SPLITS[split]) if kinds is None or t.kind in kinds]
     tasks = tasks[::every or 1]
     if limit is None or limit >= len(tasks):
         return tasks

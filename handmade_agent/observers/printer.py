@@ -109,6 +109,8 @@ class ConsolePrinter:
                 self._out(f"  {'observation' if u.ok else '✗ tool error'}{took}: {_short(u.observation, w)}")
             if s.kind in ("format_error", "model_error"):
                 self._out(f"  ✗ {s.kind.replace('_', ' ')}: {_short(s.error or '', w)}")
+            if s.kind == "rejected_answer":
+                self._out(f"  ✗ answer sent back by {s.error}: {_short(s.reply, w)}")
             # the feedback usually opens by restating the error just printed: show only what it adds
             rest = s.feedback or ""
             rest = rest[len(s.error):].strip() if s.error and rest.startswith(s.error) else rest

@@ -30,7 +30,8 @@ __all__ = ["Trace", "TraceRecorder", "step_errors"]
 
 def step_errors(step: Step) -> list[str]:
     """Every error of ``step``, labelled: the model's, the format's, and each failed tool call's."""
-    out = [f"{step.kind.replace('_', ' ')}: {step.error}"] if step.kind in ("model_error", "format_error") else []
+    failed = step.kind in ("model_error", "format_error", "rejected_answer")
+    out = [f"{step.kind.replace('_', ' ')}: {step.error}"] if failed else []
     return out + [f"tool {u.tool} failed: {u.error or u.observation}" for u in step.tool_uses if not u.ok]
 
 

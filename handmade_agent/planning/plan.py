@@ -68,19 +68,21 @@ class PlannedRun:
 
 
 class PlanAndExecute:
-    """An agent that plans first. Settings and ``answer_policies`` are those of the ``Agent`` each step runs in."""
+    """An agent that plans first. Settings, ``answer_policies`` and ``loop_checks`` (its ``checks``) are those of the
+    ``Agent`` each step runs in."""
 
     def __init__(self, llm: Any, tools: ToolRegistry | Iterable, *, observers: Iterable[ev.Observer] = (),
-                 answer_policies: Iterable = (), replans: int = 1, **settings: Any):
+                 answer_policies: Iterable = (), replans: int = 1, loop_checks: Iterable | None = None,
+                 **settings: Any):
         self.llm, self.observers, self.replans = llm, list(observers), replans
         self.tools = tools if isinstance(tools, ToolRegistry) else ToolRegistry(tools)
-        self.answer_policies, self.settings = list(answer_policies), settings
+        self.answer_policies, self.settings, self.loop_checks = list(answer_policies), settings, loop_checks
         self.last_plan: PlannedRun | None = None
 
     def agent(self) -> Agent:
         """A fresh chapter-03 agent for one step (or for a question the plan says is a single step)."""
         return Agent(self.llm, self.tools, observers=self.observers, answer_policies=self.answer_policies,
-                     **self.settings)
+                     checks=self.loop_checks, **self.settings)
 
     def _ask(self, messages: list[Message], purpose: str, usage: list[Usage], **kwargs: Any) -> str | None:
         """One observed, retried model call outside any step's run; None if the backend failed."""

@@ -3,7 +3,9 @@
 ``Reflection(llm, tools).run(question)`` runs the chapter-03 loop, then each check in ``CHECKS`` — plain functions
 ``check(question, result) -> problem or None`` that read the run's own records, no model: an answer exists; every
 figure in it comes from the question or a tool's result; a unit the question asks for is named; a comparison names
-a value for each side; the answer is in the question's script. On a problem the question goes to a fresh agent once
+the same quantity for each side (a high against a high) and sets figures against each other the way they go; the
+answer is in the question's script. The figure and comparison readers are the loop's own final-answer checks'
+(``agent/figure_check.py``, ``agent/comparison_check.py``), asked here of a whole run. On a problem the question goes to a fresh agent once
 more, with the earlier answer, what was wrong and the results already found (so the tools need not run again).
 The retry's answer is kept unless its own checks find more problems. The ``RunResult`` holds both runs' steps and
 tokens, so what reflection costs shows in every trace and in the suite's figures.
@@ -20,8 +22,10 @@ import re
 import time
 from typing import Any, Callable, Iterable
 
-from ..agent import Agent, RunResult, cited, figures, refused, shows
+from ..agent import Agent, RunResult, refused
 from ..agent import events as ev
+from ..agent.comparison_check import same_quantity, wrong_way
+from ..agent.figure_check import unfound
 from ..rag import answer_script, needs_translation
 from ..tools import ToolRegistry
 from .plan import merged_result
@@ -45,10 +49,9 @@ def grounded_figures(question: str, result: RunResult) -> str | None:
     """Every figure of the answer is in the question or a tool's result (a run that used no tool is not checked)."""
     if not _results(result):
         return None
-    sources = "\n".join([question, *_results(result)])
-    unseen = [x for x in figures(result.answer or "") if not shows(x, sources)]
+    unseen = unfound(result.answer or "", "\n".join([question, *_results(result)]))
     if unseen:
-        return (f"the answer gives {', '.join(f'{x:g}' for x in unseen)}, which no tool result shows; get each "
+        return (f"the answer gives {', '.join(unseen)}, which no tool result shows; get each "
                 "figure from a tool (a conversion or a calculation is a tool call too) or leave it out")
     return None
 
@@ -62,13 +65,22 @@ def unit_named(question: str, result: RunResult) -> str | None:
 
 
 def both_sides(question: str, result: RunResult) -> str | None:
-    """A comparison over two or more results must cite a figure from at least two of them."""
+    """A comparison over two or more results must give the same quantity from two of them (a high against a high)."""
     results = _results(result)
-    if len(results) < 2 or not _COMPARES.search(question):
+    if len(set(results)) < 2 or not _COMPARES.search(question):
         return None
-    if cited(result.answer or "", results) < 2:
-        return "the question compares; name the value of each side, with its unit, and say which is higher"
+    if not same_quantity(result.answer or "", results):
+        return ("the question compares; name the value of the same quantity for each side (a high against a high), "
+                "with its unit, and say which is higher")
     return None
+
+
+def right_way(question: str, result: RunResult) -> str | None:
+    """A sentence that sets one figure against another says it the way the figures go ("25 is higher than 29" is not)."""
+    if (pair := wrong_way(result.answer or "")) is None:
+        return None
+    a, b = (f"{x:g}" for x in pair)
+    return f"the answer sets {a} against {b} the wrong way round; read both values again and say which is higher"
 
 
 def question_script(question: str, result: RunResult) -> str | None:
@@ -83,7 +95,7 @@ def _rank(found: list[str], answer: str | None) -> tuple[bool, bool, int]:
     return (any(p.startswith("the run stopped") for p in found), refused(answer), len(found))
 
 
-CHECKS: list[Check] = [answered, grounded_figures, unit_named, both_sides, question_script]
+CHECKS: list[Check] = [answered, grounded_figures, unit_named, both_sides, right_way, question_script]
 
 
 def problems(question: str, result: RunResult, checks: Iterable[Check] = CHECKS) -> list[str]:
@@ -104,19 +116,20 @@ def retry_question(question: str, result: RunResult, found: list[str]) -> str:
 
 
 class Reflection:
-    """An agent that checks its answer by code and retries. Settings and ``answer_policies`` are the ``Agent``'s."""
+    """An agent that checks its answer by code and retries. Settings, ``answer_policies`` and ``loop_checks`` (the
+    ``checks`` of the ``Agent`` inside, default ``DEFAULT_CHECKS``) are the ``Agent``'s."""
 
     def __init__(self, llm: Any, tools: ToolRegistry | Iterable, *, checks: Iterable[Check] = CHECKS,
                  retries: int = 1, observers: Iterable[ev.Observer] = (), answer_policies: Iterable = (),
-                 **settings: Any):
+                 loop_checks: Iterable | None = None, **settings: Any):
         self.llm, self.checks, self.retries, self.observers = llm, list(checks), retries, list(observers)
         self.tools = tools if isinstance(tools, ToolRegistry) else ToolRegistry(tools)
-        self.answer_policies, self.settings = list(answer_policies), settings
+        self.answer_policies, self.settings, self.loop_checks = list(answer_policies), settings, loop_checks
         self.last_problems: list[list[str]] = []  # what the checks found after each try
 
     def agent(self) -> Agent:
         return Agent(self.llm, self.tools, observers=self.observers, answer_policies=self.answer_policies,
-                     **self.settings)
+                     checks=self.loop_checks, **self.settings)
 
     def run(self, question: str) -> RunResult:
         """Answer ``question``, checked and retried; never raises because of the model or a tool."""
