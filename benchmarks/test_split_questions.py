@@ -66,7 +66,7 @@ SPLIT: dict[str, list[tuple]] = {
     "no_tool": [  # the accepted forms of the answer
         ("en", "Which ocean is the biggest one on Earth?", "Pacific", "太平洋"),
         ("zh", "“床前明月光”这句诗是谁写的？", "李白", "Li Bai"),
-        ("en", "Who painted the Mona Lisa?", "Leonardo", "da Vinci", "达·芬奇", "达芬奇"),
+        ("en", "Which planet do people call the Red Planet?", "Mars", "火星"),
         ("zh", "植物进行光合作用时吸收的是哪种气体？", "二氧化碳", "CO2", "carbon dioxide"),
         ("en", "How many legs does a spider have?", "8", "eight", "八"),
         ("zh", "日本的首都在哪里？", "东京", "Tokyo")],

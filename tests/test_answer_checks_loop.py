@@ -4,9 +4,11 @@ from __future__ import annotations
 
 import pytest
 
-from handmade_agent.agent import DEFAULT_CHECKS, Agent
+from handmade_agent.agent import DEFAULT_CHECKS, Agent, error_not_answer
 from handmade_agent.agent.comparison_check import like_with_like, same_quantity, wrong_way
 from handmade_agent.agent.figure_check import figures_found, unfound
+
+ALL = [error_not_answer, figures_found, like_with_like]  # the default and the two measured, opt-in checks
 from handmade_agent.errors import ConfigError
 from handmade_agent.llm import Completion, ScriptedLLM, ToolCall
 from handmade_agent.tools import ToolRegistry, tool
@@ -28,6 +30,7 @@ QUESTION = "今天成都和西安哪个最高气温更高？"
 
 def run(*finals: str, **kw):
     llm = ScriptedLLM([*LOOKUPS, *(f"Thought: done.\nFinal Answer: {f}" for f in finals)])
+    kw.setdefault("checks", ALL)
     return Agent(llm, TOOLS, **kw).run(QUESTION), llm
 
 
@@ -60,7 +63,7 @@ def test_a_comparison_the_wrong_way_round_is_sent_back_naming_both_figures():
     assert wrong_way("西安的最高气温 29°C，比成都的最高气温 25°C 高。") is None  # 最高 names a figure, compares nothing
 
 
-def test_a_sound_answer_costs_no_extra_call_and_checks_off_is_the_bare_loop():
+def test_a_sound_answer_costs_no_extra_call_and_no_checks_is_the_bare_loop():
     result, llm = run("西安更热：最高 29 °C，成都最高 25 °C。")
     assert [s.kind for s in result.steps] == ["action", "action", "final_answer"] and llm.remaining == 0
     result, _ = run("西安更热。", checks=[])
@@ -71,7 +74,7 @@ def test_the_native_strategy_gets_the_same_checks():
     calls = [Completion("", tool_calls=[ToolCall("get_weather", f'{{"city": "{c}"}}', f"c{i}")])
              for i, c in enumerate(WEATHER)]
     llm = ScriptedLLM([*calls, Completion("西安更热，高 31 °C。"), Completion("西安 29 °C，成都 25 °C，西安更热。")])
-    result = Agent(llm, TOOLS, strategy="native").run(QUESTION)
+    result = Agent(llm, TOOLS, strategy="native", checks=ALL).run(QUESTION)
     assert [s.kind for s in result.steps] == ["action", "action", "rejected_answer", "final_answer"]
     assert llm.calls[3]["messages"][-1].content == result.steps[2].feedback
 
@@ -99,7 +102,7 @@ def test_figures_the_question_or_a_result_gives_pass_and_names_are_no_figures():
     assert unfound("It is 4 °C warmer, 86 °F", sources) == ["4", "86"]
     assert same_quantity("29 °C against 25 °C", list(WEATHER.values()))
     assert not same_quantity("29 °C against 17 °C", list(WEATHER.values()))  # a high against a low
-    assert DEFAULT_CHECKS == (DEFAULT_CHECKS[0], figures_found, like_with_like)
+    assert DEFAULT_CHECKS == (error_not_answer,)  # the other two lost on the suite (docs/benchmarks.md)
 
 
 def test_a_figure_the_model_gave_a_tool_that_ran_or_a_percentage_as_a_fraction_is_found():
@@ -109,6 +112,19 @@ def test_a_figure_the_model_gave_a_tool_that_ran_or_a_percentage_as_a_fraction_i
         return "15.48"
     llm = ScriptedLLM(['Thought: compute.\nAction: calculator\nAction Input: {"expression": "86 * 0.18"}',
                        "Thought: done.\nFinal Answer: 86 * 0.18 = 15.48: the tip is 15.48 dollars."])
-    result = Agent(llm, ToolRegistry([calculator])).run("The bill is 86 dollars. How much is an 18% tip?")
+    result = Agent(llm, ToolRegistry([calculator]), checks=ALL).run("The bill is 86 dollars. How much is an 18% tip?")
     assert [s.kind for s in result.steps] == ["action", "final_answer"]  # 86 and 0.18 went into the call
     assert unfound("0.18 of it", "an 18% tip") == [] and unfound("0.19 of it", "an 18% tip") == ["0.19"]
+
+
+def test_after_a_figure_is_sent_back_a_constrained_step_may_only_call_a_tool_once():
+    class Constrained(ScriptedLLM):
+        supports_grammar = True
+    llm = Constrained([*LOOKUPS, "Thought: done.\nFinal Answer: 西安 29 °C 比成都 25 °C 高，即 84.2 °F。",
+                       LOOKUPS[0], "Thought: done.\nFinal Answer: 西安 29 °C 比成都 25 °C 高。"])
+    result = Agent(llm, TOOLS, checks=ALL).run(QUESTION)
+    grammars = [c["grammar"] or "" for c in llm.calls]
+    assert [s.kind for s in result.steps][2:] == ["rejected_answer", "action", "final_answer"]
+    assert "Final Answer" in grammars[2] and "Final Answer" in grammars[4]  # the usual steps may answer
+    assert grammars[3].startswith('root ::= "Thought: " thought "\\n" action')  # the repair may only call a tool
+    assert 'final ::=' in grammars[3] and '( action | final )' not in grammars[3]

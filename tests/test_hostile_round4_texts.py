@@ -71,7 +71,7 @@ def texts(seed: int) -> list[str]:
 
 @pytest.mark.parametrize("seed", range(5))
 def test_the_answer_checks_give_what_they_gave(seed):
-    from handmade_agent.agent import RunResult, Step, ToolUse, cited, figures, shows
+    from handmade_agent.agent import RunResult, Step, ToolUse, cited, figures, shows, unfound
     from handmade_agent.agent.results_answer import grounded
     from handmade_agent.planning.reflection import grounded_figures
     pool = texts(seed)
@@ -81,7 +81,8 @@ def test_the_answer_checks_give_what_they_gave(seed):
         assert grounded(answer, sources) == all(old_shows(x, sources) for x in figures(answer))
         assert cited(answer, results) == sum(any(old_shows(x, r) for x in figures(answer)) for r in results)
         run = RunResult(answer, [Step(1, "action", tool_uses=[ToolUse("t", {}, True, r) for r in results])], "final_answer")
-        unseen = [f"{x:g}" for x in figures(answer) if not old_shows(x, "\n".join(["q 12", *results]))]
+        # reflection reads figures as the loop's figure check does (agent/figure_check.py): one reader for both
+        unseen = unfound(answer, "\n".join(["q 12", *results]))
         said = grounded_figures("q 12", run)
         assert said is None if not unseen or not results else said.startswith(f"the answer gives {', '.join(unseen)}, ")
 

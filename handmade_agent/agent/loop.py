@@ -24,48 +24,23 @@ from __future__ import annotations
 import json
 import time
 import uuid
-from dataclasses import dataclass, field
 from typing import Any
 
-from ..errors import ConfigError, FormatError, StateError
+from ..errors import ConfigError, StateError
 from ..llm import Completion, Message, Usage
-from ..react import STOP, FinalAnswer, format_help, loads_lenient, parse
+from ..react import STOP
 from ..tools import RunContext
 from . import events as ev
 from .memory_link import relayed
 from .model_call import complete, takes_timeout
-from .native import clean_completion, native_reminder, read_native
-from .policies import AnswerContext, apply_policies, first_objection
+from .native import native_reminder
+from .policies import AnswerContext, apply_policies, first_objection, name_of
+from .replies import read_reply
 from .results_answer import answer_from_results
+from .run_state import RunState
 from .setup import AgentSetup
 from .steps import RunResult, Step, ToolUse, input_text
 from .tool_errors import refuse_copied_error
-
-
-@dataclass
-class _Run:
-    """The state of the run in progress."""
-    run_id: str
-    question: str
-    started: float
-    prefix: list[Message]
-    budget: float | None = None                           # the time budget this run started with
-    steps: list[Step] = field(default_factory=list)
-    usage: Usage = field(default_factory=Usage)
-    format_errors: int = 0                                # consecutive
-    repeats: int = 0
-    answer_now: bool = False                              # after a repeated call: the next reply must answer
-    seen: dict[tuple, str] = field(default_factory=dict)  # (tool, input) -> first observation
-    spent: list[str] = field(default_factory=list)        # the checks that sent an answer back
-    calls: int = 0                                        # model calls made for the step in progress
-    result: RunResult | None = None
-
-    @property
-    def deadline(self) -> float | None:
-        return None if self.budget is None else self.started + self.budget
-
-    def used(self, ok: bool) -> list[ToolUse]:
-        return [u for s in self.steps if s.kind == "action" for u in s.tool_uses if u.ok == ok]
 
 
 class Agent(AgentSetup):
@@ -88,7 +63,7 @@ class Agent(AgentSetup):
         with relayed(self.memory, self._relay):
             history = [self._from_memory(m) for m in (self.memory.messages() if self.memory is not None else [])]
         prefix = [*self.prompt_messages(question), *history, Message("user", question)]
-        self._run = _Run(f"run-{uuid.uuid4().hex[:8]}", question, time.perf_counter(), prefix, self.config.time_budget)
+        self._run = RunState(f"run-{uuid.uuid4().hex[:8]}", question, time.perf_counter(), prefix, self.config.time_budget)
         self._emit(ev.RunStarted(question=question, settings=self.settings()), 0)
 
     def step(self, completion: Completion | None = None) -> Step | None:
@@ -110,6 +85,7 @@ class Agent(AgentSetup):
             step.replayed = completion.replayed
         step.started, step.model_calls, step.duration, r.calls = started, r.calls, time.perf_counter() - t0, 0
         r.answer_now = r.answer_now and step.kind == "action" and any(u.error == "repeated_action" for u in step.tool_uses)
+        r.act_now = r.act_now and step.kind == "rejected_answer"
         r.steps.append(step)
         self._emit(ev.StepFinished(record=step), index)
         if reason := self.stop_reason():  # finish now, so `finished` and `last_result` are right after a step
@@ -167,32 +143,20 @@ class Agent(AgentSetup):
             self._emit(e, index)
         return complete(self.llm, messages, retries=self.config.llm_retries, emit=emit, purpose=purpose, **kwargs)
 
-    def _read(self, r: _Run, index: int, c: Completion) -> Step:
+    def _read(self, r: RunState, index: int, c: Completion) -> Step:
         """The step a reply makes: an action, a final answer, or a format error."""
-        native = not self._react
-        if native:
-            c = clean_completion(c, index)  # a None text or tool name from the server must not crash the step
-            reply = read_native(c, index)
-            problem, feedback, answer, thought = reply.problem, reply.feedback, reply.answer, ""
-        else:
-            try:
-                parsed, problem = parse(c.text), None
-            except FormatError as e:
-                problem, feedback = str(e), e.problem + "\n" + format_help(self.tools.names())
-            if problem is None:
-                answer, thought = (parsed.answer if isinstance(parsed, FinalAnswer) else None), parsed.thought
-        if problem:
+        reply, native = read_reply(c, index, react=self._react, tools=self.tools.names()), not self._react
+        if reply.problem:
             r.format_errors += 1
-            self._emit(ev.ParseFailed(text=c.text or "", error=problem, feedback=feedback or problem), index)
-            return Step(index, "format_error", c.text or "", error=problem, feedback=feedback or problem, native=native)
+            self._emit(ev.ParseFailed(text=reply.text, error=reply.problem, feedback=reply.feedback), index)
+            return Step(index, "format_error", reply.text, error=reply.problem, feedback=reply.feedback, native=native)
         r.format_errors = 0
-        if answer is not None:
-            return self._final(r, index, c.text or "", answer, thought)
-        calls = reply.calls if native else [parsed]
-        uses = [self._act(r, index, call) for call in calls]
-        return Step(index, "action", c.text or "", thought, uses, native=native)
+        if reply.answer is not None:
+            return self._final(r, index, reply.text, reply.answer, reply.thought)
+        uses = [self._act(r, index, *call) for call in reply.calls]
+        return Step(index, "action", reply.text, reply.thought, uses, native=native)
 
-    def _final(self, r: _Run, index: int, reply: str, answer: str, thought: str) -> Step:
+    def _final(self, r: RunState, index: int, reply: str, answer: str, thought: str) -> Step:
         spent, seconds = Usage(), 0.0  # what the checks' and policies' model calls cost
 
         def ask(messages: list[Message], purpose: str = "policy", **kwargs: Any) -> Completion | None:
@@ -208,6 +172,7 @@ class Agent(AgentSetup):
                                 tuple(input_text(u.input) for u in ok))
         if objection := first_objection(self.checks, context, answer, r.spent):
             r.spent.append(objection[0])
+            r.act_now = any(getattr(c, "needs_tool", False) for c in self.checks if name_of(c) == objection[0])
             self._emit(ev.AnswerRejected(check=objection[0], answer=answer, feedback=objection[1]), index)
             return Step(index, "rejected_answer", reply, thought, answer=None, error=objection[0],
                         feedback=objection[1], native=not self._react)
@@ -217,13 +182,8 @@ class Agent(AgentSetup):
         return Step(index, "final_answer", reply, thought, answer=answer, native=not self._react, usage=spent,
                     latency=seconds)
 
-    def _act(self, r: _Run, index: int, call: Any) -> ToolUse:
+    def _act(self, r: RunState, index: int, name: str, args: dict | str, call_id: str | None) -> ToolUse:
         """Run one tool call, unless it repeats an earlier one (with ``repeat_guard``): then warn (twice stops)."""
-        if hasattr(call, "input"):  # a text-ReAct action
-            name, args = call.tool, call.input
-        else:  # a native tool call: arguments that are no JSON object are shown to the tool as written
-            name, args = call.name or "", loads_lenient(call.arguments or "{}")
-            args = args if isinstance(args, dict) else call.arguments
         tool = self.tools.get(name)
         key = (tool.name if tool else name.strip().lower(), json.dumps(args, sort_keys=True, ensure_ascii=False))
         self._emit(ev.ToolStarted(name=name, args=args), index)
@@ -241,14 +201,14 @@ class Agent(AgentSetup):
             res = self.tools.call(name, args, context=RunContext(r.question, r.run_id, index, r.deadline))
             use = ToolUse(name, args, res.ok, res.content, res.error, res.duration)
             r.seen[key] = res.content
-        use.call_id = getattr(call, "id", None)
+        use.call_id = call_id
         self._emit(ev.ToolFinished(name=name, args=args, ok=use.ok, content=use.observation, error=use.error,
                                    duration=use.duration), index)
         return use
 
     # --- bookkeeping -------------------------------------------------------------------------------
 
-    def _finish(self, r: _Run, reason: str) -> None:
+    def _finish(self, r: RunState, reason: str) -> None:
         last = r.steps[-1] if r.steps else None
         answer = last.answer if reason == "final_answer" and last is not None else None
         r.result = self.last_result = RunResult(answer, list(r.steps), reason, r.usage, time.perf_counter() - r.started,
@@ -267,7 +227,7 @@ class Agent(AgentSetup):
         deadline = self._state().deadline
         return deadline is not None and time.perf_counter() >= deadline
 
-    def _state(self) -> _Run:
+    def _state(self) -> RunState:
         if self._run is None:
             raise StateError("No run in progress: call agent.start(question) (or agent.run(question)) first.")
         return self._run

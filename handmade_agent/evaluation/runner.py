@@ -4,8 +4,8 @@
 ``native`` (the backend's tool calls, free), and suffixes that switch a part off: ``-examples``
 (no worked examples), ``-recap`` (observations without the earlier results), ``-guard`` (a
 repeated call runs again instead of being refused), ``-reanswer`` (no second answer from the tool results),
-``-translate`` (no translation of an answer into the question's language), and ``-errors``, ``-figures``, ``-sides``
-(that final-answer check of ``agent.DEFAULT_CHECKS`` off: ``tool_errors``, ``figure_check``, ``comparison_check``).
+``-translate`` (no translation of an answer into the question's language), and ``-errors`` (the final-answer check
+``error_not_answer`` of ``agent.DEFAULT_CHECKS`` off).
 A prefix runs the loop inside a chapter-09 method:
 ``plan+react+c`` plans first (``planning.PlanAndExecute``), ``reflect+react+c`` checks the answer by code and
 retries once (``planning.Reflection``). ``run_task`` never raises for a task: an
@@ -17,7 +17,7 @@ Deliberately left out: running tasks in parallel (one model, two CPU cores) and 
 failed task.
 
     >>> parse_configs("react+c,native-guard")[1]
-    EvalConfig(strategy='native', constrained=False, few_shot=True, recap_results=True, repeat_guard=False, results_answer=True, translate=True, errors=True, figures=True, sides=True, max_steps=6, method='loop')
+    EvalConfig(strategy='native', constrained=False, few_shot=True, recap_results=True, repeat_guard=False, results_answer=True, translate=True, errors=True, max_steps=6, method='loop')
 """
 from __future__ import annotations
 
@@ -29,10 +29,7 @@ from dataclasses import asdict, dataclass, field
 from pathlib import Path
 from typing import Any, Callable, Iterable
 
-from ..agent import Agent
-from ..agent.comparison_check import like_with_like
-from ..agent.figure_check import figures_found
-from ..agent.tool_errors import error_not_answer
+from ..agent import Agent, error_not_answer
 from ..errors import ConfigError
 from ..observers import json_line
 from ..planning import PlanAndExecute, Reflection
@@ -43,14 +40,12 @@ from .tasks import Task
 from .toolsets import TaskTools
 
 SUFFIXES = {"-examples": "few_shot", "-recap": "recap_results", "-guard": "repeat_guard",
-            "-reanswer": "results_answer", "-translate": "translate", "-errors": "errors", "-figures": "figures",
-            "-sides": "sides"}
-CHECKS = {"errors": error_not_answer, "figures": figures_found, "sides": like_with_like}  # in DEFAULT_CHECKS' order
+            "-reanswer": "results_answer", "-translate": "translate", "-errors": "errors"}
+CHECKS = {"errors": error_not_answer}  # DEFAULT_CHECKS, each with the suffix that switches it off
 METHODS = {"loop": Agent, "plan": PlanAndExecute, "reflect": Reflection}
-_NAME = re.compile(r"^(?:(plan|reflect)\+)?(react|native)(\+c)?((?:-examples|-recap|-guard|-reanswer|-translate|-errors"
-                   r"|-figures|-sides)*)$")
+_NAME = re.compile(r"^(?:(plan|reflect)\+)?(react|native)(\+c)?((?:-examples|-recap|-guard|-reanswer|-translate|-errors)*)$")
 VALID_FORMS = ("optionally plan+ or reflect+, then react | native, then +c for constrained decoding, then any of "
-               "-examples -recap -guard -reanswer -translate -errors -figures -sides (each switches that part off), "
+               "-examples -recap -guard -reanswer -translate -errors (each switches that part off), "
                "e.g. react+c, native, react+c-examples, react-recap-guard, plan+react+c")
 
 
@@ -64,9 +59,7 @@ class EvalConfig:
     repeat_guard: bool = True
     results_answer: bool = True
     translate: bool = True  # the answer policy rag.translate_answer (not an agent setting)
-    errors: bool = True     # the final-answer checks (CHECKS; code, not agent settings)
-    figures: bool = True
-    sides: bool = True
+    errors: bool = True     # the final-answer check error_not_answer (CHECKS; code, not an agent setting)
     max_steps: int = 6
     method: str = "loop"  # or "plan", "reflect": the loop inside a chapter-09 method
 

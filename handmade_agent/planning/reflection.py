@@ -22,10 +22,8 @@ import re
 import time
 from typing import Any, Callable, Iterable
 
-from ..agent import Agent, RunResult, refused
+from ..agent import Agent, RunResult, refused, same_quantity, unfound, wrong_way
 from ..agent import events as ev
-from ..agent.comparison_check import same_quantity, wrong_way
-from ..agent.figure_check import unfound
 from ..rag import answer_script, needs_translation
 from ..tools import ToolRegistry
 from .plan import merged_result
