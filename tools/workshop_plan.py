@@ -23,7 +23,7 @@ Left out: timing real workshops, balancing parts (greedy is predictable), the Ch
 code; their prose is the English prose translated).
 
     python tools/workshop_plan.py            # print the table and each notebook's one-line time statement
-    python tools/workshop_plan.py --write    # rewrite the table in docs/instructor.md
+    python tools/workshop_plan.py --write    # rewrite the table in docs/instructor.md and the headers' time statements
     python tools/workshop_plan.py --check    # exit 1 when docs/instructor.md differs from the notebooks
     python tools/workshop_plan.py --lines /tmp   # the time statements as slot_lines.json, slot_lines_zh.json
 """
@@ -195,6 +195,10 @@ def main(argv: list[str]) -> int:
             return 1
         return 0
     if "--write" in argv:
+        import header_times  # each header's time statement, from the same plan and the clean run's seconds
+        for path in header_times.rewrite():
+            print(f"{path}: header's time statement rewritten")
+        nbs = notebooks()
         PAGE.write_text(page(current, nbs), encoding="utf-8")
     else:
         print(table(nbs))
