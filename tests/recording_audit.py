@@ -23,7 +23,9 @@ from pathlib import Path
 
 ROOT = Path(__file__).resolve().parents[1]
 RECORDINGS = ROOT / "notebooks" / "recordings"
-TIE = 0.25  # nats: batch-split rounding moves logits by ~1e-3; a reply nobody sampled is many nats away
+# nats: a reply nobody sampled is many nats away. Seen between a warm and a cold run of one call: 0.282 (CI,
+# 2026-12-06: a joke in 07, "看" at -3.14 against "迟到" at -3.42 at token 16), so 0.25 was too tight
+TIE = 0.35
 # measured 2026-12-06: cold against recorded, logprob calls moved by up to 0.101 nats (2 of 29 sampled calls)
 LOGPROB_TOLERANCE = 0.25
 
