@@ -55,6 +55,16 @@ def test_a_high_set_against_a_low_or_no_figures_at_all_is_sent_back():
         assert result.answer == "西安 29 °C，成都 25 °C：西安更热。"
 
 
+
+def test_sides_are_checked_only_once_two_results_are_in():
+    class Run:
+        question, results = QUESTION, (WEATHER["成都"],)
+    assert like_with_like(Run, "成都最高 25 °C，西安更热。") is None  # one result: no second side to set against it
+    Run.results = (WEATHER["成都"], WEATHER["成都"])  # a repeated call is still one side
+    assert like_with_like(Run, "成都最高 25 °C，西安更热。") is None
+    Run.results = tuple(WEATHER.values())
+    assert "same quantity" in like_with_like(Run, "成都最高 25 °C，西安最低 18 °C，西安更热。")
+
 def test_a_comparison_the_wrong_way_round_is_sent_back_naming_both_figures():
     result, _ = run("今天成都的最高气温 25°C，比西安的 29°C 高。", "西安 29 °C 比成都 25 °C 高。")
     assert result.steps[2].error == "like_with_like" and "25 against 29 the wrong way round" in result.steps[2].feedback
@@ -115,16 +125,3 @@ def test_a_figure_the_model_gave_a_tool_that_ran_or_a_percentage_as_a_fraction_i
     result = Agent(llm, ToolRegistry([calculator]), checks=ALL).run("The bill is 86 dollars. How much is an 18% tip?")
     assert [s.kind for s in result.steps] == ["action", "final_answer"]  # 86 and 0.18 went into the call
     assert unfound("0.18 of it", "an 18% tip") == [] and unfound("0.19 of it", "an 18% tip") == ["0.19"]
-
-
-def test_after_a_figure_is_sent_back_a_constrained_step_may_only_call_a_tool_once():
-    class Constrained(ScriptedLLM):
-        supports_grammar = True
-    llm = Constrained([*LOOKUPS, "Thought: done.\nFinal Answer: 西安 29 °C 比成都 25 °C 高，即 84.2 °F。",
-                       LOOKUPS[0], "Thought: done.\nFinal Answer: 西安 29 °C 比成都 25 °C 高。"])
-    result = Agent(llm, TOOLS, checks=ALL).run(QUESTION)
-    grammars = [c["grammar"] or "" for c in llm.calls]
-    assert [s.kind for s in result.steps][2:] == ["rejected_answer", "action", "final_answer"]
-    assert "Final Answer" in grammars[2] and "Final Answer" in grammars[4]  # the usual steps may answer
-    assert grammars[3].startswith('root ::= "Thought: " thought "\\n" action')  # the repair may only call a tool
-    assert 'final ::=' in grammars[3] and '( action | final )' not in grammars[3]

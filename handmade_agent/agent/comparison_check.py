@@ -1,8 +1,8 @@
 """A comparison rests on both sides' values, of the same quantity, the right way round: a final-answer check.
 
 When the question compares ("Which is warmer, 北京 or 上海?", "明天上海和广州哪个更可能下雨？") and the run's tools returned
-a result, the answer must give, from two results, the value of the same quantity: a high against a high, a chance of
-rain against a chance of rain (with one result, a side is missing: the message says to look it up). A result's
+results for two sides, the answer must give, from two results, the value of the same quantity: a high against a high, a
+chance of rain against a chance of rain. A result's
 quantities are read by code: each clause of a result ("high 30 °C", "humidity 88%") names the figures in it. And in any answer, a sentence that sets one figure against another
 ("25 °C is higher than 29 °C", "25°C，比西安的29°C高") must put them the way the figures go. Either failure sends the
 answer back once with what is missing; choosing the values and the winner stays the model's. Seen on the 1.5B
@@ -77,9 +77,8 @@ def like_with_like(context: Any, answer: str) -> str | None:
         return (f"Your answer sets {a} against {b} the wrong way round: {a} is "
                 f"{'lower' if pair[0] < pair[1] else 'not lower'} than {b}. Read both values again, then give the "
                 "Final Answer.")
-    if not context.results or not _COMPARES.search(context.question) or same_quantity(answer, context.results):
+    if len(set(context.results)) < 2 or not _COMPARES.search(context.question) or same_quantity(answer, context.results):
         return None
-    listed = "\n".join(f"- {result}" for result in dict.fromkeys(context.results))
     return ("Your answer does not set the same quantity side by side. For each side, give the value of the same "
-            "quantity from these results (a high against a high, a chance of rain against a chance of rain), "
-            f"then say which is higher. If a side has no result yet, call the tool for it first. The results:\n{listed}")
+            "quantity from the results above (a high against a high, a chance of rain against a chance of rain), "
+            "then say which is higher.")

@@ -5,12 +5,12 @@ gave a tool that then ran (the "86 * 0.18" it asked the calculator for), or one 
 rounded to a whole number or one decimal: ``results_answer.shows``; a percentage also as a fraction, 18 % as 0.18). A figure from
 anywhere else (the model's own conversion, a difference it worked out in its head, a day count it restated) sends
 the answer back once, naming the figures; the repair is the model's: call the tool that computes the figure, or
-answer with the figures it has. Because the repair is a tool call, the check says so (``needs_tool``): under
-constrained decoding the loop's next step may only call a tool (the model still chooses which, and with what). Traced on the 1.5B before this check: "19 °C, which is 64.4 °F" with no conversion
+answer with the figures it has. Traced on the 1.5B before this check: "19 °C, which is 64.4 °F" with no conversion
 call, a day count restated as another number than the tool's, "how much warmer" answered with a figure no tool gave.
 Measured on all 76 suite tasks (2026-12-06, the 1.5B, added to the default checks): it sent 3 answers back and lost
 two right °F conversions the model had made in its head (forecasts 7/9 → 5/9: the repair dropped the figure or
-answered nothing; with the next step forced to call a tool, it called the weather tool again). So it is no default
+answered nothing; a variant that forced the next step to call a tool was dropped: it called the weather tool
+again). So it is no default
 check; chapter 09's reflection reads whole runs with ``unfound`` (docs/benchmarks.md).
 
 Deliberately left out: runs without a tool result (an answer from the model's own knowledge has nothing to be
@@ -57,5 +57,3 @@ def figures_found(context: Any, answer: str) -> str | None:
             "State only figures from the results above or the question. If the answer needs a new figure (a "
             "conversion, a difference, a total), call the tool that computes it first; then give the Final Answer.")
 
-
-figures_found.needs_tool = True  # type: ignore[attr-defined]  # the repair is a tool call: the next step must make one

@@ -34,7 +34,7 @@ from . import events as ev
 from .memory_link import relayed
 from .model_call import complete, takes_timeout
 from .native import native_reminder
-from .policies import AnswerContext, apply_policies, first_objection, name_of
+from .policies import AnswerContext, apply_policies, first_objection
 from .replies import read_reply
 from .results_answer import answer_from_results
 from .run_state import RunState
@@ -85,7 +85,6 @@ class Agent(AgentSetup):
             step.replayed = completion.replayed
         step.started, step.model_calls, step.duration, r.calls = started, r.calls, time.perf_counter() - t0, 0
         r.answer_now = r.answer_now and step.kind == "action" and any(u.error == "repeated_action" for u in step.tool_uses)
-        r.act_now = r.act_now and step.kind == "rejected_answer"
         r.steps.append(step)
         self._emit(ev.StepFinished(record=step), index)
         if reason := self.stop_reason():  # finish now, so `finished` and `last_result` are right after a step
@@ -172,7 +171,6 @@ class Agent(AgentSetup):
                                 tuple(input_text(u.input) for u in ok))
         if objection := first_objection(self.checks, context, answer, r.spent):
             r.spent.append(objection[0])
-            r.act_now = any(getattr(c, "needs_tool", False) for c in self.checks if name_of(c) == objection[0])
             self._emit(ev.AnswerRejected(check=objection[0], answer=answer, feedback=objection[1]), index)
             return Step(index, "rejected_answer", reply, thought, answer=None, error=objection[0],
                         feedback=objection[1], native=not self._react)

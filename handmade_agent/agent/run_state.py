@@ -26,7 +26,6 @@ class RunState:
     format_errors: int = 0                                # consecutive
     repeats: int = 0
     answer_now: bool = False                              # after a repeated call: the next reply must answer
-    act_now: bool = False                                 # after an answer sent back by a check that needs a tool
     seen: dict[tuple, str] = field(default_factory=dict)  # (tool, input) -> first observation
     spent: list[str] = field(default_factory=list)        # the checks that sent an answer back
     calls: int = 0                                        # model calls made for the step in progress

@@ -97,8 +97,8 @@ class AgentSetup:
         if not self.constrained:
             return None
         answer_only = self._run is not None and self._run.answer_now
-        if self._react:  # after a check that needs a tool sent an answer back, the next reply must call one
-            return react_grammar([] if answer_only else self.tools, answer=not (self._run and self._run.act_now))
+        if self._react:
+            return react_grammar([] if answer_only else self.tools)
         if answer_only:
             return answer_grammar()
         native = getattr(self.llm, "tool_call_grammar", None)  # the call syntax is the backend's own

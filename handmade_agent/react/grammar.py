@@ -6,8 +6,7 @@
     Action: <a real tool name>
     Action Input: <a JSON object valid for that tool's schema>
 
-or ``Thought: <one line>`` then ``Final Answer: <text>``, so "no tool fits" is always open (``answer=False`` closes
-it: a step that must call a tool, as after an answer sent back for a figure no tool gave).
+or ``Thought: <one line>`` then ``Final Answer: <text>``, so "no tool fits" is always open.
 The grammar ends right after the Action Input's JSON, where the ``Observation:`` stop sequence
 would cut anyway: a constrained model cannot invent an observation. Each tool's arguments get
 their own rules (``args0``, ``args1``, ...); grammars are cached per tool set.
@@ -34,19 +33,18 @@ HEAD = ['root ::= "Thought: " thought "\\n" ( action | final )',
         'final ::= "Final Answer: " line ( "\\n" line )*']
 
 
-def react_grammar(tools: Iterable[Any], answer: bool = True) -> str:
-    """GBNF for one ReAct step with these tools (``Tool`` objects or OpenAI tool dicts); ``answer=False``: a call only."""
+def react_grammar(tools: Iterable[Any]) -> str:
+    """GBNF for one ReAct step with these tools (``Tool`` objects or OpenAI tool dicts)."""
     named = [tool_parameters(t) for t in tools]
-    return _react_grammar(json.dumps(named, ensure_ascii=False), answer or not named)
+    return _react_grammar(json.dumps(named, ensure_ascii=False))
 
 
 @lru_cache(maxsize=64)  # an agent asks at every step; converting schemas is not free
-def _react_grammar(key: str, answer: bool = True) -> str:
+def _react_grammar(key: str) -> str:
     named = json.loads(key)
     if not named:
         return 'root ::= "Thought: " thought "\\n" final\n' + "\n".join(HEAD[1:]) + "\n"
     choices = " | ".join(f"call{i}" for i in range(len(named)))
-    head = HEAD if answer else ['root ::= "Thought: " thought "\\n" action', *HEAD[1:]]
-    lines = head + [f'action ::= "Action: " ( {choices} )']
+    lines = HEAD + [f'action ::= "Action: " ( {choices} )']
     lines += [f"call{i} ::= {literal(name + chr(10) + 'Action Input: ')} args{i}" for i, (name, _) in enumerate(named)]
     return "\n".join(lines) + "\n" + argument_rules([p for _, p in named], "args")
