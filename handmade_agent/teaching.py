@@ -54,6 +54,20 @@ def check(claim: str, holds: bool, detail: Any = None) -> None:
     print(f"✓ {claim}")
 
 
+def course_root(start: str | Path | None = None) -> Path:
+    """The checkout the notebooks read ``data/`` from: ``start`` (default: the working directory) or a folder above it.
+
+    A notebook runs from ``notebooks/``, ``notebooks/zh/``, ``student/``, ``student/zh/`` or the checkout itself.
+    """
+    here = Path(start or Path.cwd()).resolve()
+    for folder in (here, *here.parents):
+        if (folder / "data").is_dir() and (folder / "handmade_agent").is_dir():
+            return folder
+    from .errors import ConfigError
+    raise ConfigError(f"No handmade-agent checkout (a folder with data/ and handmade_agent/) at or above {here}: "
+                      "open the notebooks from the cloned repository.")
+
+
 def on_course_model() -> bool:
     """Do the cells run on the model the committed outputs come from: the in-process default model (the 1.5B)?"""
     from .backends import using_server
