@@ -16,9 +16,12 @@ def markdown(text: str) -> dict:
     return {"cell_type": "markdown", "metadata": {}, "source": text}
 
 
-def code(solution: bool = False) -> dict:
-    return {"cell_type": "code", "metadata": {"tags": ["solution"]} if solution else {}, "source": "x = 1",
+def code(solution: bool = False, source: str = "x = 1") -> dict:
+    return {"cell_type": "code", "metadata": {"tags": ["solution"]} if solution else {}, "source": source,
             "outputs": []}
+
+
+SOLUTION = "# a comment and a blank line are not counted\n\n" + "x = 1\n" * 13  # 13 lines: 3 + 13 / 4 minutes
 
 
 def test_the_committed_page_is_what_the_notebooks_give():
@@ -45,22 +48,23 @@ def test_the_formula_on_a_tiny_notebook():
         code(), code(),                                          # 0.5
         markdown("## Exercises\n" + "w " * 73 + "<details><summary>Hint</summary>\n" + "folded " * 500
                  + "</details>"),                                # 2 + 73 = 75 words outside <details>: 1 min
-        code(solution=True), code(),                             # 6 + 0.5
+        code(True, SOLUTION), code(),                            # 3 + 3.25 + 0.5
         markdown("## Interview questions\n**Q1. Why?**\n<details><summary>The longer answer</summary>\n"
                  + "folded " * 300 + "</details>\n**Q2. How?**\n<details><summary>The longer answer</summary>\n"
                  + "folded " * 300 + "</details>\n" + "w " * 68),  # 3 + 2 + 2 + 68 = 75 words: 1; 2 × 0.5
     ]}
     found = plan.sections(nb)
     assert [(s.number, s.title) for s in found] == [("1", "One"), (None, "Exercises"), (None, "Interview questions")]
-    assert [s.minutes for s in found] == [1 + 0.25 + 2 + 0.5, 1 + 6 + 0.5, 1 + 2 * 0.5]
-    assert plan.time_line(plan.parts(found)) == "Time: about 15 min in one slot"  # 13.75 min, to the nearest 5
+    assert [s.minutes for s in found] == [1 + 0.25 + 2 + 0.5, 1 + 3 + 13 / 4 + 0.5, 1 + 2 * 0.5]
+    assert found[1].solution_lines == 13
+    assert plan.time_line(plan.parts(found)) == "Time: about 15 min in one slot"  # 14 min, to the nearest 5
 
 
 def test_a_150_minute_notebook_becomes_two_parts_and_no_section_is_split():
     cells = []
     for number in ("1", "2", "3"):  # 160 code cells: 40 min, and 3 heading words
         cells += [markdown(f"## {number}. Part\n")] + [code() for _ in range(160)]
-    cells += [markdown("## Exercises\n")] + [code(solution=True) for _ in range(4)] + [code() for _ in range(20)]  # 30
+    cells += [markdown("## Exercises\n")] + [code(True, "x = 1\n" * 12) for _ in range(4)] + [code() for _ in range(20)]  # 4 × 6 + 5 + 1
     found = plan.sections({"metadata": {}, "cells": cells})
     assert sum(s.minutes for s in found) == pytest.approx(150, abs=0.2)
     packed = plan.parts(found)

@@ -5,12 +5,14 @@ headings (the title and objectives count with section 1; an unnumbered section s
 Exercises or Interview questions stays with the section before it), and estimates each section's workshop
 minutes from its content with one formula:
 
-    minutes = markdown words / 75  +  0.25 × code cells  +  6 × exercises  +  0.5 × interview questions
+    minutes = markdown words / 75  +  0.25 × code cells  +  Σ (3 + solution lines / 4)  +  0.5 × interview questions
 
 - words: markdown words outside ``<details>`` blocks (hints and longer answers stay folded in a room), read
   together at 75 words a minute, the teacher explaining as the room reads;
 - a code cell: a quarter minute to run it and look at its output (the explaining is in the prose);
-- an exercise: a code cell tagged ``solution`` (write it, run its checker);
+- an exercise: a code cell tagged ``solution``: three minutes to read it and run its checker, plus a minute for
+  every four lines of the course's solution (code lines, not blanks or comments): a 56-line exercise is not a
+  5-line one (with 4 + lines / 3, 01 and 05 would split into parts of 30 and 65 minutes);
 - an interview question: a ``<summary>The longer answer</summary>`` block (ask it, take one answer).
 
 The constants are calibrated so that whole notebooks land near the content estimates of issue 32
@@ -38,7 +40,7 @@ from pathlib import Path
 ROOT = Path(__file__).resolve().parents[1]
 PAGE = ROOT / "docs" / "instructor.md"
 START, END = "<!-- workshop-plan:start -->", "<!-- workshop-plan:end -->"
-SLOT, WORDS_PER_MINUTE, CODE_CELL, EXERCISE, QUESTION = 90, 75, 0.25, 6, 0.5
+SLOT, WORDS_PER_MINUTE, CODE_CELL, EXERCISE, LINES_PER_MINUTE, QUESTION = 90, 75, 0.25, 3, 4, 0.5
 QUESTION_MARK = "<summary>The longer answer</summary>"
 HEADING = re.compile(r"^##\s+(?:([0-9½]+)\s*[.·]?\s+)?(.*)$")
 SKIP = {  # typed by hand: what to leave out when a slot runs short
@@ -71,16 +73,18 @@ class Section:
     text: str = ""
     code: int = 0
     exercises: int = 0
+    solution_lines: int = 0
 
     @property
     def minutes(self) -> float:
         words = len(re.sub(r"<details>.*?</details>", " ", self.text, flags=re.S).split())
         return (words / WORDS_PER_MINUTE + CODE_CELL * self.code + EXERCISE * self.exercises
+                + self.solution_lines / LINES_PER_MINUTE
                 + QUESTION * self.text.count(QUESTION_MARK))
 
     def absorb(self, other: Section) -> None:
         self.text, self.code = self.text + "\n" + other.text, self.code + other.code
-        self.exercises += other.exercises
+        self.exercises, self.solution_lines = self.exercises + other.exercises, self.solution_lines + other.solution_lines
 
 
 def sections(nb: dict) -> list[Section]:
@@ -90,7 +94,10 @@ def sections(nb: dict) -> list[Section]:
         source = "".join(cell["source"]) if isinstance(cell["source"], list) else cell["source"]
         if cell["cell_type"] == "code":
             found[-1].code += 1
-            found[-1].exercises += "solution" in cell.get("metadata", {}).get("tags", [])
+            if "solution" in cell.get("metadata", {}).get("tags", []):
+                found[-1].exercises += 1
+                found[-1].solution_lines += sum(1 for line in source.splitlines()
+                                                if line.strip() and not line.strip().startswith("#"))
         if cell["cell_type"] != "markdown":
             continue
         for line in source.splitlines():
