@@ -95,7 +95,7 @@ test: setup $(CLIENT)/.installed
 
 # Run All on a model that is not the course's: the 0.5B, live. Only errors fail (--nbval-lax): claims about the model
 # print the course's run against this one (teaching.check_model), claims about code still assert.
-SMALL_NB := notebooks/05_memory.ipynb
+SMALL_NB := notebooks/04_observer.ipynb
 small-model-run: setup
 	$(BIN)/python -m pip install --quiet -e ".[model-mirror]"
 	$(BIN)/handmade-agent fetch-model --model 0.5b
