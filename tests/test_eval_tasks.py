@@ -9,6 +9,7 @@ from pathlib import Path
 
 import pytest
 
+from handmade_agent.codeact import examples as code_examples
 from handmade_agent.evaluation import KINDS, TASKS_FILE, check_answer, load_tasks
 from handmade_agent.evaluation.tasks import read_tasks
 from handmade_agent.react.examples import EXAMPLES, GENERIC, NO_TOOL, REFUSED
@@ -17,6 +18,7 @@ ROOT = Path(__file__).resolve().parent.parent
 TASKS = read_tasks()
 BY_ID = {t.id: t for t in TASKS}
 WORKED = [e.question for e in [*EXAMPLES, *GENERIC, *NO_TOOL, *REFUSED]]  # every example a prompt can carry, kept or not
+WORKED += [e.question for e in [*code_examples.NO_TOOL, *code_examples.TOOLBOX, *code_examples.GENERIC]]  # CodeAgent
 # the share of the shorter text's n-grams found in the other one, at most; Chinese is stricter because a template's
 # characters outnumber the names swapped into it (measured: 0.36 for the Chinese example with two other cities)
 OVERLAP_LIMIT = {"en": 0.5, "zh": 0.3}

@@ -6,12 +6,13 @@
 repeated call runs again instead of being refused), ``-reanswer`` (no second answer from the tool results),
 ``-translate`` (no translation of an answer into the question's language), and ``-errors`` (the final-answer check
 ``error_not_answer`` of ``agent.DEFAULT_CHECKS`` off).
-A prefix runs the loop inside a chapter-09 method:
-``plan+react+c`` plans first (``planning.PlanAndExecute``), ``reflect+react+c`` checks the answer by code and
-retries once (``planning.Reflection``). ``run_task`` never raises for a task: an
-exception becomes a failed outcome carrying its text. ``evaluate`` appends each outcome to a JSONL
-file as soon as it exists, so an interrupted run keeps what it did. Every configuration's agent
-runs the answer policy ``rag.translate_answer`` (unless ``-translate``), as the suite did when its figures were measured.
+A prefix runs the loop inside a chapter-09 method: ``plan+react+c`` plans first (``planning.PlanAndExecute``),
+``reflect+react+c`` checks the answer by code and retries once (``planning.Reflection``). ``code`` and ``code+c``
+run ``codeact.CodeAgent`` (a program over the tools per step; ``-recap`` does not apply to it, nor a method prefix:
+those build a plain ``Agent``). ``run_task`` never raises for a task: an exception becomes a failed outcome
+carrying its text. ``evaluate`` appends each outcome to a JSONL file as soon as it exists, so an interrupted run
+keeps what it did. Every configuration's agent runs the answer policy ``rag.translate_answer`` (unless
+``-translate``), as the suite did when its figures were measured.
 
 Deliberately left out: running tasks in parallel (one model, two CPU cores) and retrying a
 failed task.
@@ -30,6 +31,7 @@ from pathlib import Path
 from typing import Any, Callable, Iterable
 
 from ..agent import Agent, error_not_answer
+from ..codeact import CodeAgent
 from ..errors import ConfigError
 from ..observers import json_line
 from ..planning import PlanAndExecute, Reflection
@@ -43,16 +45,18 @@ SUFFIXES = {"-examples": "few_shot", "-recap": "recap_results", "-guard": "repea
             "-reanswer": "results_answer", "-translate": "translate", "-errors": "errors"}
 CHECKS = {"errors": error_not_answer}  # DEFAULT_CHECKS, each with the suffix that switches it off
 METHODS = {"loop": Agent, "plan": PlanAndExecute, "reflect": Reflection}
-_NAME = re.compile(r"^(?:(plan|reflect)\+)?(react|native)(\+c)?((?:-examples|-recap|-guard|-reanswer|-translate|-errors)*)$")
-VALID_FORMS = ("optionally plan+ or reflect+, then react | native, then +c for constrained decoding, then any of "
-               "-examples -recap -guard -reanswer -translate -errors (each switches that part off), "
-               "e.g. react+c, native, react+c-examples, react-recap-guard, plan+react+c")
+_NAME = re.compile(r"^(?:(plan|reflect)\+)?(react|native|code)(\+c)?"
+                   r"((?:-examples|-recap|-guard|-reanswer|-translate|-errors)*)$")
+VALID_FORMS = ("optionally plan+ or reflect+, then react | native (or code, the code-as-action agent, without a "
+               "prefix), then +c for constrained decoding, then any of -examples -recap -guard -reanswer -translate "
+               "-errors (each switches that part off), e.g. react+c, native, react+c-examples, react-recap-guard, "
+               "plan+react+c, code+c")
 
 
 @dataclass
 class EvalConfig:
     """One way to run the agent on the suite."""
-    strategy: str = "react"
+    strategy: str = "react"  # or "native"; "code": codeact.CodeAgent
     constrained: bool = True
     few_shot: bool = True
     recap_results: bool = True
@@ -74,7 +78,13 @@ class EvalConfig:
         settings = asdict(self)
         for name in ("method", "translate", *CHECKS):
             del settings[name]
+        if self.strategy == "code":  # a CodeAgent speaks its own text protocol: no strategy to choose
+            del settings["strategy"]
         return settings
+
+    def agent_class(self) -> type:
+        """What runs a task: the loop, a chapter-09 method around it, or the code-as-action agent."""
+        return CodeAgent if self.strategy == "code" else METHODS[self.method]
 
     def checks(self) -> list:
         """The final-answer checks this configuration keeps on."""
@@ -85,7 +95,7 @@ class EvalConfig:
         """The configuration a short name stands for; ConfigError listing the valid forms otherwise."""
         m = _NAME.match(name.strip())
         suffixes = re.findall(r"-[a-z]+", m.group(4)) if m else []
-        if not m or len(suffixes) != len(set(suffixes)):
+        if not m or len(suffixes) != len(set(suffixes)) or (m.group(1) and m.group(2) == "code"):
             raise ConfigError(f"Unknown configuration {name!r}. Valid forms: {VALID_FORMS}.")
         return cls(m.group(2), bool(m.group(3)), **{SUFFIXES[s]: False for s in suffixes}, method=m.group(1) or "loop")
 
@@ -131,7 +141,7 @@ def run_task(llm: Any, task: Task, config: EvalConfig, tools_for: Callable[[str]
     try:
         # measured with the answer in the question's language since the suite began: the policy keeps figures comparable
         checks = {"loop_checks" if config.method != "loop" else "checks": config.checks()}
-        agent = METHODS[config.method](llm, tools_for(task.tools), answer_policies=[translate_answer] * config.translate,
+        agent = config.agent_class()(llm, tools_for(task.tools), answer_policies=[translate_answer] * config.translate,
                                        **checks, **config.agent_settings())
         result = agent.run(task.question)
         answer = redact_text(result.answer) if result.answer is not None else None
