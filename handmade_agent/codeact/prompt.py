@@ -21,6 +21,7 @@ from __future__ import annotations
 from typing import Any, Iterable
 
 from ..llm import Message
+from ..react import first_sentence
 from .examples import GENERIC_TOOL, CodeExample, chosen_examples
 
 TEACHING = "You answer questions with tools, which you call from small Python programs."
@@ -58,12 +59,6 @@ def example_messages(example: CodeExample) -> list[Message]:
         messages += [Message("assistant", program_text(p.thought, p.code)),
                      Message("user", f"Observation: {p.observation}")]
     return messages + [Message("assistant", answer_text(example.thought, example.answer))]
-
-
-def first_sentence(text: str) -> str:
-    text = " ".join((text or "").split())
-    cut = text.find(". ")
-    return text[:cut + 1] if cut > 0 else text
 
 
 def tool_lines(tools: Iterable[Any]) -> str:

@@ -16,8 +16,8 @@ from .labels import split_blocks
 from .grammar import react_grammar
 from .parser import Action, FinalAnswer, parse
 from .prompt import (FORMAT_HELP, STOP, build_system_prompt, describe_tools, few_shot_messages, final_text,
-                     format_help, observation_text, prompt_messages, step_text)
+                     first_sentence, format_help, observation_text, prompt_messages, step_text)
 
 __all__ = ["final_text", "observation_text", "step_text", "parse", "Action", "FinalAnswer", "STOP", "FORMAT_HELP", "format_help", "build_system_prompt", "few_shot_messages",
-           "describe_tools", "split_blocks", "loads_lenient", "react_grammar", "prompt_messages", "choose_examples",
+           "describe_tools", "first_sentence", "split_blocks", "loads_lenient", "react_grammar", "prompt_messages", "choose_examples",
            "Example", "Call", "example_pool"]

@@ -97,7 +97,7 @@ def _arguments_shape(parameters: dict) -> str:
     return "{" + ", ".join(f"{json.dumps(k, ensure_ascii=False)}: {type_text(v)}" for k, v in props.items()) + "}"
 
 
-def _first_sentence(text: str) -> str:
+def first_sentence(text: str) -> str:
     """A description's first sentence: the rest (lists of options, examples) costs tokens on every call."""
     text = " ".join((text or "").split())
     cut = text.find(". ")
@@ -106,7 +106,7 @@ def _first_sentence(text: str) -> str:
 
 def describe_tools(tools: Iterable[Any]) -> str:
     """One line per tool: name, the first sentence of its description, and the JSON its Action Input takes."""
-    lines = [f"- {t.name}: {_first_sentence(t.description)} Input: {_arguments_shape(t.parameters)}" for t in tools]
+    lines = [f"- {t.name}: {first_sentence(t.description)} Input: {_arguments_shape(t.parameters)}" for t in tools]
     return "\n".join(lines) or "(none: answer with Final Answer)"
 
 
