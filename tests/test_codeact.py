@@ -156,9 +156,13 @@ def test_a_json_tool_result_is_data_and_a_text_result_is_text():
     assert printed(source, ToolRegistry([forecast, *REGISTRY])) == "28 北京\n"
 
 
-def test_a_tool_called_by_position_is_refused_showing_its_signature():
-    assert error("get_weather('北京')", REGISTRY) == ("line 1: call get_weather with keyword arguments, not by position: "
-                                                     'get_weather(city: string, date: "today" | "tomorrow" = "today")')
+def test_a_tool_called_by_position_fills_its_parameters_in_order_and_too_many_are_refused():
+    result = run_program("print(get_weather('北京', 'tomorrow'))", REGISTRY)
+    assert result.error is None and result.tool_calls[0].arguments == {"city": "北京", "date": "tomorrow"}
+    assert error("get_weather('北京', 'today', 3)", REGISTRY) == (
+        'line 1: get_weather takes at most 2 arguments, 3 were given: '
+        'get_weather(city: string, date: "today" | "tomorrow" = "today")')
+    assert error("get_weather('北京', city='上海')", REGISTRY) == "line 1: the argument `city` is given twice"
 
 
 def test_a_failing_tool_stops_the_program_with_the_tools_own_message():

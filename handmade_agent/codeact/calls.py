@@ -1,8 +1,10 @@
 """Calls: ``print``, the listed functions, the methods of ``methods.py``, and the registry's tools.
 
 A call is decided by the name written in the program, never by a value: ``x()`` with ``x`` a variable is
-refused, since no value is a function. A tool is called by keyword only (``get_weather(city="北京")``), and
-goes through ``ToolRegistry.call`` exactly as a JSON tool call would: validated, coerced, approved, timed
+refused, since no value is a function. A tool is called by keyword (``get_weather(city="北京")``); arguments given
+by position fill the tool's parameters in the order of its signature, as Python would (the 1.5B wrote
+``weekday("2024-07-04")`` for 5 of the suite's 7 weekday tasks and, told to use keywords, answered with that
+message). Either way the call goes through ``ToolRegistry.call`` exactly as a JSON tool call would: validated, coerced, approved, timed
 out. On success the program sees the result as data when it is JSON (``json.loads``), otherwise as text;
 on failure the program stops, and the tool's own error text becomes the model's observation.
 
@@ -74,9 +76,15 @@ def print_values(m: Machine, args: list, kwargs: dict) -> None:
 
 
 def call_tool(m: Machine, tool: Tool, node: ast.Call) -> Any:
-    if node.args:
-        raise ProgramError(f"call {tool.name} with keyword arguments, not by position: {tool.signature()}")
-    _, kwargs = arguments(m, node)
+    args, kwargs = arguments(m, node)
+    names = list(tool.parameters.get("properties", {}))
+    if len(args) > len(names):
+        raise ProgramError(f"{tool.name} takes at most {len(names)} arguments, {len(args)} were given: "
+                           f"{tool.signature()}")
+    for name, value in zip(names, args):
+        if name in kwargs:
+            raise ProgramError(f"the argument `{name}` is given twice")
+        kwargs[name] = value
     m.budget.walk(kwargs)  # the registry goes through them all (validation, JSON)
     with m.budget.tool_call():
         result = m.registry.call(tool.name, dict(kwargs), context=m.context)
