@@ -43,13 +43,14 @@ from .fences import extract_code
 from .formatting import text_of
 from .functions import FUNCTIONS
 from .limits import Budget, Limits, ProgramError
-from .machine import ToolCallRecord
+from .machine import Machine, ToolCallRecord
 from .methods import METHODS
+from .operators import binary
 from .program import NOTHING_PRINTED, ProgramResult, run_program
 from .prompt import code_prompt_messages
 from .replies import ProgramStep, code_grammar, read_code_reply
 from .screening import screen
 
-__all__ = ["FUNCTIONS", "METHODS", "NOTHING_PRINTED", "Budget", "CodeAgent", "Limits", "ProgramError", "ProgramResult",
-           "ProgramStep", "ToolCallRecord", "code_grammar", "code_prompt_messages", "extract_code", "read_code_reply",
+__all__ = ["FUNCTIONS", "METHODS", "NOTHING_PRINTED", "Budget", "CodeAgent", "Limits", "Machine", "ProgramError", "ProgramResult",
+           "ProgramStep", "ToolCallRecord", "binary", "code_grammar", "code_prompt_messages", "extract_code", "read_code_reply",
            "run_program", "screen", "text_of"]
