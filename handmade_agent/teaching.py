@@ -80,12 +80,14 @@ def check_model(claim: str, holds: bool, detail: Any = None) -> None:
 
     On the course's model this is ``check``: a reply that changed fails the notebook, so CI pins every number.
     On another model (the 0.5B, a server, an API) a model may well behave otherwise, which is no bug: the cell
-    prints the course's run against yours and Run All goes on. A claim about *code* uses ``check`` everywhere.
+    prints the course's run against yours and Run All goes on. A claim that holds prints the same line everywhere
+    (so a server of the course's model, compared cell by cell, matches the committed output). A claim about *code*
+    uses ``check`` everywhere.
     """
     if on_course_model():
         check(claim, holds, detail)
     elif holds:
-        print(f"✓ {claim} (as in the course's run)")
+        print(f"✓ {claim}")
     else:
         print(f"≠ the course's run: {claim}; yours: " + ("not so" if detail is None else repr(detail)))
 
