@@ -85,21 +85,35 @@ def verdict(llm, entry: dict, fresh: dict) -> tuple[str, str]:
         return "same", f"{fresh['completion_tokens']} tokens"
     recorded, live = llm._tokens(entry["text"]), llm._tokens(fresh["text"])
     k = next((i for i, (a, b) in enumerate(zip(recorded, live)) if a != b), min(len(recorded), len(live)))
-    eos = llm._llama.token_eos()
-    a = recorded[k] if k < len(recorded) else eos
-    b = live[k] if k < len(live) else eos
+    ours, theirs = spellings(llm, recorded, k), spellings(llm, live, k)
     context = llm._tokens(entry["prompt"]) + live[:k]
     saved, llm.prefix_cache = llm.prefix_cache, None
     try:
         llm.forget()
-        lp = llm._first_logprobs(context, sorted({a, b}))["logprobs"]
+        lp = llm._first_logprobs(context, sorted(ours | theirs))["logprobs"]
     finally:
         llm.prefix_cache = saved
+    a, b = (max(side, key=lambda t: lp[str(t)]) for side in (ours, theirs))
     gap = abs(lp[str(a)] - lp[str(b)])
     piece = lambda t: llm._llama.detokenize([t], special=True).decode("utf-8", "replace")  # noqa: E731
     detail = (f"token {k}: recorded {piece(a)!r} ({lp[str(a)]:.2f}) vs now {piece(b)!r} ({lp[str(b)]:.2f}), "
               f"gap {gap:.3f} nats")
     return ("tie" if gap <= TIE else "differs"), detail
+
+
+def spellings(llm, tokens: list[int], k: int) -> set[int]:
+    """The ids that may have produced the text from token ``k`` on: the token there and every token whose text is a
+    prefix of the rest. Re-tokenizing a reply reads ``<tool_call>`` as its one added token, but under a grammar
+    llama.cpp may have spelled it out (``<`` first: a grammar matches text), and the likelier spelling is compared."""
+    if k >= len(tokens):
+        return {llm._llama.token_eos()}
+    rest = llm._llama.detokenize(tokens[k:], special=True)
+    found = {tokens[k]}
+    for n in range(1, min(len(rest), 24) + 1):
+        one = llm._llama.tokenize(rest[:n], add_bos=False, special=True)
+        if len(one) == 1:
+            found.add(one[0])
+    return found
 
 
 def audit(llm, picked: list[dict]) -> list[tuple[dict, str, str]]:

@@ -50,3 +50,12 @@ def test_an_edited_prompt_is_caught_by_its_key_without_running(local_llm, pool):
     e = next(e for e in pool if e["call"] == "complete")
     [(_, verdict, detail)] = ra.audit(local_llm, [{**e, "prompt": e["prompt"] + " "}])
     assert verdict == "differs" and "key" in detail
+
+
+def test_a_tool_call_spelled_out_under_a_grammar_counts_as_its_own_text(local_llm):
+    # CI, 2026-12-06: a reply recorded under a grammar began "<" "tool" ... (a grammar matches text); re-tokenized it
+    # read as the one added token <tool_call> at -21.33 nats, and a near tie ("<" -2.62 vs "To" -2.55) failed the audit
+    tokens = local_llm._tokens('<tool_call>\n{"name": "x"}')
+    ways = ra.spellings(local_llm, tokens, 0)
+    assert tokens[0] in ways and local_llm._tokens("<")[0] in ways, ways
+    assert ra.spellings(local_llm, tokens, len(tokens)) == {local_llm._llama.token_eos()}
