@@ -1,5 +1,5 @@
 """Course helpers: show a package object's source, check a claim (about code, or about a model) or an exercise,
-make a student edition.
+catch a later part of a notebook up in a new kernel, make a student edition.
 
 The notebooks build a small version of each component by hand and then use
 the finished one from the package; ``show_source`` displays the finished code
@@ -22,8 +22,11 @@ from __future__ import annotations
 import inspect
 import json
 import re
+import time
 from pathlib import Path
 from typing import Any, Callable, Iterable
+
+from .errors import HandmadeAgentError
 
 STUB = "# YOUR CODE HERE\nraise NotImplementedError('write your solution, then run the checker below')\n"
 
@@ -111,6 +114,81 @@ def check_exercise(name: str, candidate: Callable, cases: Iterable[tuple[tuple, 
             raise AssertionError(f"✗ {name}: case {n} {args!r} gave {got!r}, expected {want!r}")
     print(f"✓ {name}: all {n} cases pass")
     return True
+
+
+def cells_above(notebook: str | Path, until: str) -> list[str]:
+    """The code of every code cell above the first markdown cell with a line starting ``until``, in order."""
+    path = Path(notebook)
+    if not path.is_file():
+        raise HandmadeAgentError(f"No notebook {path} here ({Path.cwd()}): pass its file name from the folder it "
+                                 "is in (Jupyter runs a notebook there).")
+    cells = json.loads(path.read_text(encoding="utf-8"))["cells"]
+    line = re.compile("^" + re.escape(until), re.M)
+    stop = next((i for i, c in enumerate(cells) if c["cell_type"] == "markdown" and line.search("".join(c["source"]))),
+                None)
+    if stop is None:
+        raise HandmadeAgentError(f"{path.name} has no heading starting {until!r}: pass the heading of the part "
+                                 "this cell begins (e.g. '## 7.').")
+    return ["".join(c["source"]) for c in cells[:stop] if c["cell_type"] == "code"]
+
+
+def catch_up(notebook: str | Path, until: str, shell: Any = None) -> None:
+    """Run the code cells of ``notebook`` above the heading ``until`` in this kernel, unless they have run here.
+
+    A workshop's second slot, or a learner back the next day, needs the state part 1 built; *Run All Above* gives it
+    but re-asks the model every question (08: about 18 minutes). Here a call the course recorded
+    (``notebooks/recordings/``) is replayed and any other (another model, a server, an edited cell) runs live, so
+    the state is the learner's either way; after it, models run live again. The saved cells run, all of them (a
+    notebook is no dependency graph), their outputs hidden. A failing cell stops it, named, to be run by hand.
+    """
+    from IPython import get_ipython
+    from IPython.utils.capture import capture_output
+
+    from .local import reusing
+
+    shell = shell or get_ipython()
+    if shell is None:
+        raise HandmadeAgentError("catch_up runs cells in a notebook's kernel: call it from a notebook cell.")
+    sources = cells_above(notebook, until)
+    # by the names they leave, not the input history: nbval and other runners execute cells without storing it
+    if _top_level_names([shell.transform_cell(src) for src in sources]) <= shell.user_ns.keys():
+        print(f"The {len(sources)} code cells above {until!r} have run in this kernel: nothing to catch up.")
+        return
+    recorded = course_root(Path(notebook).resolve().parent) / "notebooks" / "recordings" / f"{Path(notebook).stem}.jsonl"
+    t0 = time.perf_counter()
+    with reusing(recorded) as rec:
+        for n, src in enumerate(sources, 1):
+            with capture_output(display=True):
+                result = shell.run_cell(src, store_history=True)
+            if not result.success:
+                first = next((line for line in src.splitlines() if line.strip()), "")
+                raise HandmadeAgentError(f"Catching up stopped at code cell {n} of {len(sources)} ({first[:70]!r}): "
+                                         f"{result.error_in_exec or result.error_before_exec!r}. Run that cell by "
+                                         "hand to read its whole error.")
+    print(f"Ran the {len(sources)} code cells above {until!r} in {time.perf_counter() - t0:.0f} s: {rec.hits} model "
+          f"calls replayed from the course's recording, {rec.misses} run on your model.")
+
+
+def _top_level_names(codes: list[str]) -> set[str]:
+    """Names these cells surely define: assigned, imported or defined at the top level, outside any branch or loop
+    (a name set only under an ``if``, e.g. on the in-process model, proves nothing), and never deleted."""
+    import ast
+    found, deleted = set(), set()
+    for code in codes:
+        try:
+            tree = ast.parse(code)
+        except SyntaxError:
+            continue
+        for node in tree.body:
+            if isinstance(node, (ast.Assign, ast.AnnAssign, ast.AugAssign)):
+                targets = node.targets if isinstance(node, ast.Assign) else [node.target]
+                found |= {n.id for t in targets for n in ast.walk(t) if isinstance(n, ast.Name)}
+            elif isinstance(node, (ast.Import, ast.ImportFrom)):
+                found |= {(a.asname or a.name).split(".")[0] for a in node.names if a.name != "*"}
+            elif isinstance(node, (ast.FunctionDef, ast.AsyncFunctionDef, ast.ClassDef)):
+                found.add(node.name)
+        deleted |= {n.id for n in ast.walk(tree) if isinstance(n, ast.Name) and isinstance(n.ctx, ast.Del)}
+    return found - deleted
 
 
 INTERVIEW_HEADINGS = ("## Interview questions", "## 面试题")

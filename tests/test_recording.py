@@ -11,7 +11,7 @@ import pytest
 
 from handmade_agent.errors import ConfigError, HandmadeAgentError
 from handmade_agent.local.recording import (ENV_FILE, ENV_MODE, Recording, RecordingMiss, call_key, code_hash, from_env,
-                                            live_calls, prune)
+                                            live_calls, prune, reusing)
 
 
 class Model:
@@ -90,7 +90,7 @@ def test_off_is_the_default_and_a_bad_setting_says_what_to_do(monkeypatch, tmp_p
     monkeypatch.delenv(ENV_MODE, raising=False)
     assert from_env() is None
     monkeypatch.setenv(ENV_MODE, "sometimes")
-    with pytest.raises(ConfigError, match="off .* replay or record"):
+    with pytest.raises(ConfigError, match="off .* replay, record or reuse"):
         from_env()
     monkeypatch.setenv(ENV_MODE, "replay")
     monkeypatch.delenv(ENV_FILE, raising=False)
@@ -120,3 +120,20 @@ def test_code_hash_ignores_layout_and_comments_but_not_code(tmp_path):
     d = tmp_path / "d.py"
     d.write_text('def f(x):\n    """Other doc."""\n    return x + 1\n')
     assert code_hash(a) != code_hash(d) and code_hash(a, docstrings=False) == code_hash(d, docstrings=False)
+
+
+def test_reusing_replays_what_is_recorded_runs_the_rest_writes_nothing_and_ends_live(tmp_path, monkeypatch):
+    path, model = tmp_path / "nb.jsonl", Model()
+    Recording(path, "record").through("k1", model, ABOUT)
+    before = sorted(p.name for p in tmp_path.iterdir()), path.read_text()
+    monkeypatch.setenv(ENV_MODE, "replay")  # what a learner's kernel never sets; reusing wins inside it anyway
+    with reusing(path) as rec:
+        assert from_env() is rec
+        hit = rec.through("k1", model, ABOUT)
+        miss = rec.through("k2", lambda: model("live"), ABOUT)  # replay mode would raise here
+    assert hit["replayed"] is True and miss["text"] == "live" and (rec.hits, rec.misses) == (1, 1)
+    assert (sorted(p.name for p in tmp_path.iterdir()), path.read_text()) == before  # no entry, no notes
+    after = rec.through("k1", lambda: model("now live"), ABOUT)  # a model made inside keeps this object
+    assert after["text"] == "now live" and "replayed" not in after and model.runs == 3
+    monkeypatch.setenv(ENV_FILE, str(path))
+    assert from_env().mode == "replay"  # outside, the environment decides again

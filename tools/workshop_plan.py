@@ -60,8 +60,9 @@ SKIP = {  # typed by hand: what to leave out when a slot runs short
 INTRO = """Each row is one 90-minute slot. The *estimate* is computed from the notebook's content by
 `tools/workshop_plan.py` (reading, running the cells, the exercises, the interview questions; its docstring gives
 the formula): an estimate, not a measurement. A notebook whose estimate exceeds 90 minutes is split at its section
-headings into parts; a later part starts by running the cells above it (*Run → Run All Above Selected Cell*),
-which takes at most the clean run. The *clean run* is the wall time of the committed top-to-bottom run on the
+headings into parts; a later part starts with a set-up cell, `catch_up`, that runs the cells above it in a new
+kernel and replays the course's recorded model calls where the run asks the same thing (on the reference machine a
+test requires that every call of part 1 is found, so no question is asked again). The *clean run* is the wall time of the committed top-to-bottom run on the
 course's reference machine (2 CPU cores, in-process model), recorded in the notebook by
 `tests/execute_notebook.py`. Sections marked *optional* in a notebook are the ones to skip when a slot runs short.
 This table is generated (`python tools/workshop_plan.py --write`); a test checks that it matches the notebooks."""

@@ -11,6 +11,8 @@ Modes (``HANDMADE_AGENT_RECORDING``), after VCR's record modes:
     off     the default: every call runs the model (learners, servers, tests marked ``model``)
     replay  a recorded call is replayed; any other raises ``RecordingMiss``, naming it (CI's notebook tier)
     record  a recorded call is replayed, any other runs the model and is appended (``make notebooks``)
+    reuse   a recorded call is replayed, any other runs the model; nothing is written (``catch_up``: a learner's
+            part 2 starts from the course's recording of part 1 in seconds, and from their own model where it differs)
 
 The file is ``HANDMADE_AGENT_RECORDING_FILE``. A replayed ``Completion`` says so (``replayed=True``); its
 ``latency`` is 0 (no model ran), and the seconds it took when recorded are never reported as this run's. The reply's text is parsed again on replay
@@ -41,9 +43,10 @@ from typing import Any, Callable, Iterator
 from ..errors import HandmadeAgentError
 
 ENV_MODE, ENV_FILE = "HANDMADE_AGENT_RECORDING", "HANDMADE_AGENT_RECORDING_FILE"
-MODES = ("off", "replay", "record")
+MODES = ("off", "replay", "record", "reuse")
 ENGINE_FILES = ("model.py", "grammar_sampling.py", "kv_state.py", "prefix_cache.py")  # what can change a reply
 _live_depth = 0
+_reuse: "Recording | None" = None
 
 
 class RecordingMiss(HandmadeAgentError):
@@ -99,7 +102,7 @@ class Recording:
 
     def __init__(self, path: str | Path, mode: str = "record"):
         if mode not in MODES[1:]:
-            raise ValueError(f"recording mode {mode!r}: use 'replay' or 'record'")
+            raise ValueError(f"recording mode {mode!r}: use 'replay', 'record' or 'reuse'")
         self.path, self.mode = Path(path), mode
         self.entries: dict[str, dict] = {}
         if self.path.exists():
@@ -114,15 +117,18 @@ class Recording:
 
     def through(self, key: str, run: Callable[[], dict], about: dict) -> dict:
         """The recorded value of ``key`` (with ``replayed=True``); else, in record mode, ``run()``'s, appended."""
-        if _live_depth:
+        if _live_depth or self.mode == "off":  # off: a reuse that has ended (``reusing``) leaves its models live
             return run()
         found = self.entries.get(key)
         if found is not None:
             self.hits += 1
-            self._note(".used", key)
+            if self.mode != "reuse":
+                self._note(".used", key)
             # no model ran: its seconds are 0 here (what it took when recorded stays in the file, never this run's)
             return {**found, "seconds": 0.0, "replayed": True}
         self.misses += 1
+        if self.mode == "reuse":
+            return run()
         if self.mode == "replay":
             from ..redaction import redact
             said = json.dumps({"key": key, "call": about.get("call"), "prompt ends": redact(about.get("prompt", "")[-240:]),
@@ -146,12 +152,26 @@ class Recording:
             f.write(line + "\n")
 
 
+@contextlib.contextmanager
+def reusing(path: str | Path) -> Iterator[Recording]:
+    """Models created inside replay what ``path`` recorded and run the rest, writing nothing; after it they run
+    live (the recording turns off), so what a learner runs next is their model's own reply."""
+    global _reuse
+    _reuse = Recording(path, "reuse")
+    try:
+        yield _reuse
+    finally:
+        _reuse.mode, _reuse = "off", None
+
+
 def from_env() -> Recording | None:
     """The recording ``HANDMADE_AGENT_RECORDING`` / ``_FILE`` ask for, or None (off, the default)."""
+    if _reuse is not None:
+        return _reuse
     mode = os.environ.get(ENV_MODE, "").strip().lower() or "off"
     if mode not in MODES:
         from ..errors import ConfigError
-        raise ConfigError(f"{ENV_MODE}={mode!r}: use off (the default), replay or record.")
+        raise ConfigError(f"{ENV_MODE}={mode!r}: use off (the default), replay, record or reuse.")
     if mode == "off":
         return None
     path = os.environ.get(ENV_FILE, "").strip()
