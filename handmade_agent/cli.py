@@ -132,6 +132,21 @@ def run_eval(args: argparse.Namespace) -> None:
     print("\n" + format_table(summarize(outcomes)))
 
 
+def run_trace_ui(port: int, grpc_port: int, folder: str | None) -> None:
+    """Phoenix in the foreground until Ctrl-C: its address, and the two lines that send a run there."""
+    from .local import cache_dir
+    from .observers import TraceUI
+    ui = TraceUI(folder or cache_dir() / "traces", port=port, grpc_port=grpc_port).start()
+    print(f"Phoenix: {ui.url} (storage: {ui.folder})\nsend runs there: Agent(..., observers=[OTelObserver("
+          f"endpoint={ui.endpoint!r})])\nCtrl-C stops it.", flush=True)
+    try:
+        ui.process.wait()
+    except KeyboardInterrupt:
+        pass
+    finally:
+        ui.stop()
+
+
 def main(argv: list[str] | None = None) -> int:
     p = argparse.ArgumentParser(prog="handmade-agent", description="A hand-made AI agent that runs offline.")
     sub = p.add_subparsers(dest="command", required=True)
@@ -158,6 +173,12 @@ def main(argv: list[str] | None = None) -> int:
     sp = sub.add_parser("cache", help="show or clear the prefix cache (saved KV states of prompt prefixes); "
                                       "info also shows which models are in the cache")
     sp.add_argument("action", choices=["info", "clear"])
+    sp = sub.add_parser("trace-ui", help="start Arize Phoenix on 127.0.0.1, where OTelObserver sends runs "
+                                         "(needs: pip install 'handmade-agent[trace-ui]')")
+    sp.add_argument("--port", type=int, default=6006, help="its web UI and OTLP over HTTP")
+    sp.add_argument("--grpc-port", type=int, default=4317, help="its OTLP over gRPC")
+    sp.add_argument("--dir", default=None, help="where Phoenix keeps its SQLite storage "
+                                                "(default: traces/ under the package's cache folder)")
     sp = sub.add_parser("eval", help="run the evaluation suite (data/eval_tasks.jsonl) and print a table")
     sp.add_argument("--configs", default="react+c,native+c,react,native",
                     help="react|native, +c (constrained), -examples/-recap/-guard/-reanswer/-translate (that part off)")
@@ -189,6 +210,8 @@ def main(argv: list[str] | None = None) -> int:
             answer(DEMO_QUESTION if args.command == "demo" else check_question(args.question), args.backend)
         elif args.command == "eval":
             run_eval(args)
+        elif args.command == "trace-ui":
+            run_trace_ui(args.port, args.grpc_port, args.dir)
         elif args.command == "serve":
             from .serve import ENV_SERVE_KEY, check_api_key, run_server
             api_key = check_api_key(args.api_key or os.environ.get(ENV_SERVE_KEY) or None)

@@ -49,7 +49,7 @@ SKIP = {  # typed by hand: what to leave out when a slot runs short
                 "builds on it",
     "02_react_parser": "the fuzzing section",
     "03_agent_loop": "the cost table of section 4 (the ablation before it is about a minute of the run)",
-    "04_observer": "threshold alerts",
+    "04_observer": "threshold alerts; OpenTelemetry and Phoenix (section 9, marked optional)",
     "05_memory": "the pickle section and the second SQLite writer",
     "06_rag": "section 7½ (reranking, marked optional)",
     "07_function_calling": "the token mask by hand (section 3) and the server round trip of section 7",

@@ -8,8 +8,8 @@ For a live view, ``running_step`` / ``running_tool`` say what the step in progre
 doing. ``TraceRecorder`` is the observer that collects traces, one per run.
 ``step_errors`` lists a step's errors, labelled, for highlighting.
 
-Deliberately left out: nested spans, sampling and export to tracing systems
-(OpenTelemetry); one level (the step) is what a ReAct loop has.
+Deliberately left out: nested spans and sampling; one level (the step) is what a ReAct loop has.
+Export to tracing systems (OpenTelemetry) is ``otel.py``.
 
     >>> rec = TraceRecorder()
     >>> rec(StepFinished(run_id="r1", step=1, record=Step(1, "final_answer", answer="4")))
