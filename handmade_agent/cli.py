@@ -19,6 +19,7 @@ import argparse
 import os
 import sys
 import time
+from typing import Any, Callable
 
 from .errors import HandmadeAgentError, LLMError
 
@@ -132,6 +133,21 @@ def run_eval(args: argparse.Namespace) -> None:
     print("\n" + format_table(summarize(outcomes)))
 
 
+def request_spans(otel: Any) -> Callable[[dict], None]:
+    """What ``serve --trace-to`` tells ``otel`` (an ``OTelObserver``) of each request: a ``chat`` span, redacted like
+    an agent's. Its exporter sends in the background: a trace UI that is down never holds a request."""
+    import uuid
+
+    from .agent.events import LLMCallFinished, LLMCallStarted, emit
+
+    def on_request(r: dict) -> None:
+        run_id, otel.model = f"request-{uuid.uuid4().hex[:8]}", r["model"]
+        emit([otel], LLMCallStarted(run_id=run_id, ts=r["started"], messages=r["messages"], purpose="served"))
+        emit([otel], LLMCallFinished(run_id=run_id, ts=r["started"] + r["seconds"], text=r["text"], usage=r["usage"],
+                                     latency=r["seconds"], purpose="served"))
+    return on_request
+
+
 def run_trace_ui(port: int, grpc_port: int, folder: str | None) -> None:
     """Phoenix in the foreground until Ctrl-C: its address, and the two lines that send a run there."""
     from .local import cache_dir
@@ -166,6 +182,9 @@ def main(argv: list[str] | None = None) -> int:
     sp.add_argument("--api-key", default=None,
                     help="clients must send it as Authorization: Bearer. Prefer $HANDMADE_AGENT_SERVE_API_KEY: "
                          "a command line is visible to every user of the machine (ps)")
+    sp.add_argument("--trace-to", default=None, metavar="URL",
+                    help="send a span per chat request over OTLP/HTTP, e.g. http://127.0.0.1:6006/v1/traces "
+                         "(handmade-agent trace-ui); off by default")
     sp = sub.add_parser("fetch-model", help="find or assemble the local model and verify its sha256")
     sp.add_argument("--verify", action="store_true", help="hash the file even if its size and stamp match")
     sp.add_argument("--model", default=None, help=f"which local model: {model_names()} "
@@ -213,6 +232,7 @@ def main(argv: list[str] | None = None) -> int:
         elif args.command == "trace-ui":
             run_trace_ui(args.port, args.grpc_port, args.dir)
         elif args.command == "serve":
+            from .observers import OTelObserver
             from .serve import ENV_SERVE_KEY, check_api_key, run_server
             api_key = check_api_key(args.api_key or os.environ.get(ENV_SERVE_KEY) or None)
             if args.api_key:  # argv cannot be hidden once the process runs; the environment is the process's own
@@ -221,8 +241,9 @@ def main(argv: list[str] | None = None) -> int:
                       file=sys.stderr, flush=True)
             run_server(args.host, args.port, model=check_model_name(args.model), model_path=args.gguf,
                        n_ctx=args.n_ctx, queue_limit=args.queue_limit,
-                       api_key=api_key,
-                       announce=lambda text: print(text, flush=True))
+                       api_key=api_key, announce=lambda text: print(text, flush=True),
+                       on_request=request_spans(OTelObserver(endpoint=args.trace_to, project="handmade-agent-serve"))
+                       if args.trace_to else None)
     except HandmadeAgentError as e:
         from .redaction import redact_text
         print(f"error: {redact_text(str(e))}", file=sys.stderr)

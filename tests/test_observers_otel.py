@@ -112,3 +112,33 @@ def test_the_package_and_its_observers_import_without_opentelemetry():
             "try:\n    o.OTelObserver()\nexcept Exception as e:\n    print(type(e).__name__, e)")
     out = subprocess.run([sys.executable, "-c", code], capture_output=True, text=True, check=True).stdout
     assert out.startswith("ConfigError") and "pip install 'handmade-agent[otel]'" in out
+
+
+def test_serve_with_trace_to_turns_each_answered_request_into_a_redacted_chat_span(monkeypatch):
+    from starlette.testclient import TestClient
+
+    from handmade_agent.cli import request_spans
+    from handmade_agent.llm import Completion, Usage
+    from handmade_agent.serve.app import make_app
+    key = "sk-proj-" + "Rq4" * 12
+    monkeypatch.setenv("OPENAI_API_KEY", key)
+
+    class Served:
+        model = "served-model"
+
+        def complete(self, messages, **kwargs):
+            return Completion(f"hello, {key}", [], Usage(12, 3), 0.0, self.model, "stop")
+
+    memory = InMemorySpanExporter()
+    app = make_app(Served(), on_request=request_spans(OTelObserver(memory, project="handmade-agent-serve")))
+    client = TestClient(app, base_url="http://127.0.0.1:8080")
+    for text in ("hi", f"my key is {key}"):
+        reply = client.post("/v1/chat/completions", json={"messages": [{"role": "user", "content": text}]})
+        assert reply.status_code == 200
+    assert client.post("/v1/chat/completions", json={"messages": []}).status_code == 400  # refused: no span
+    spans = memory.get_finished_spans()
+    assert [s.name for s in spans] == ["chat served-model"] * 2 and all(s.parent is None for s in spans)
+    assert spans[0].attributes["gen_ai.usage.input_tokens"] == 12 and spans[0].attributes["handmade_agent.purpose"] == "served"
+    assert spans[1].resource.attributes["service.name"] == "handmade-agent-serve"
+    exported = json.dumps([json.loads(s.to_json()) for s in spans], ensure_ascii=False)
+    assert key not in exported and "my key is [REDACTED]" in exported

@@ -25,6 +25,7 @@ import asyncio
 import hmac
 import json
 import threading
+import time
 from typing import Any
 
 from ..errors import LLMError
@@ -84,8 +85,9 @@ async def watch(request: Any, cancel: threading.Event) -> None:
 
 
 def make_app(llm: Any, *, api_key: str | None = None, queue_limit: int = 16, max_body: int = MAX_BODY,
-             retry_after: int = 5, hosts: tuple[str, ...] | None = LOOPBACK_HOSTS) -> Any:
-    """The ASGI app serving ``llm`` (see the module docstring); ``hosts=None`` takes any ``Host`` header."""
+             retry_after: int = 5, hosts: tuple[str, ...] | None = LOOPBACK_HOSTS, on_request: Any = None) -> Any:
+    """The ASGI app serving ``llm`` (see the module docstring); ``hosts=None`` takes any ``Host`` header.
+    ``on_request(record)`` is told of each answered chat request: model, messages, reply, usage, start, seconds."""
     from contextlib import asynccontextmanager
 
     from starlette.applications import Starlette
@@ -163,6 +165,7 @@ def make_app(llm: Any, *, api_key: str | None = None, queue_limit: int = 16, max
             return error(404, f"The model {str(asked)[:100]!r} does not exist here; this server serves {model!r}.",
                          "model_not_found")
         kwargs = chat_request(body)
+        started = time.time()
         cancel = threading.Event()
         try:
             future = line.submit(lambda: llm.complete(**kwargs), cancel)
@@ -181,6 +184,9 @@ def make_app(llm: Any, *, api_key: str | None = None, queue_limit: int = 16, max
             watcher.cancel()
         if cancel.is_set():
             return error(499, "The client closed the request.", "client_closed")
+        if on_request is not None:  # e.g. spans of the room's traffic (cli: serve --trace-to)
+            on_request({"model": model, "messages": list(kwargs["messages"]), "text": completion.text,
+                        "usage": completion.usage, "started": started, "seconds": time.time() - started})
         return JSONResponse(chat_response(completion, model))
 
     @asynccontextmanager

@@ -107,7 +107,8 @@ def exposure_warning(host: str, port: int, api_key: str | None) -> str:
 
 def run_server(host: str = "127.0.0.1", port: int = 8080, *, model: str | None = None,
                model_path: str | Path | None = None, n_ctx: int = 4096, api_key: str | None = None,
-               queue_limit: int = 16, announce: Any = print, allowed_hosts: tuple[str, ...] = ()) -> None:
+               queue_limit: int = 16, announce: Any = print, allowed_hosts: tuple[str, ...] = (),
+               on_request: Any = None) -> None:
     """Serve the local model until SIGTERM/SIGINT (see the module docstring).
 
     ``model`` is a registry name (default ``HANDMADE_AGENT_LOCAL_MODEL``, else the registry default, the 1.5B): it decides the served
@@ -130,7 +131,7 @@ def run_server(host: str = "127.0.0.1", port: int = 8080, *, model: str | None =
         announce(warning)  # before the model loads: the first thing the teacher sees
     llm = LocalLLM(model_path, model=model, n_ctx=n_ctx)
     hosts = tuple(dict.fromkeys((*LOOPBACK_HOSTS, host.lower(), *allowed_hosts))) if is_loopback(host) else None
-    app = make_app(llm, api_key=api_key, queue_limit=queue_limit, hosts=hosts)
+    app = make_app(llm, api_key=api_key, queue_limit=queue_limit, hosts=hosts, on_request=on_request)
     config = uvicorn.Config(app, log_level="warning", timeout_graceful_shutdown=3, lifespan="on")
 
     class Server(uvicorn.Server):
