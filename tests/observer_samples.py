@@ -79,3 +79,18 @@ def sample_run(run_id: str = "run-abc123", t0: float = 1000.0) -> list:
     ev.append(RunFinished(run_id=run_id, step=4, ts=at(0.001), answer="北京明天晴，77°F。", stop_reason="final_answer",
                           steps=4, usage=Usage(740, 80), duration=4.0))
     return ev
+
+
+def planted_key_run(key: str) -> tuple:
+    """A tool, scripted replies and a question that carry ``key`` everywhere a run has text: the question, a tool's
+    argument (in a URL), its result and the final answer. For the tests that no exporter ever sees it."""
+    from handmade_agent.tools import ToolRegistry, tool
+
+    @tool
+    def fetch(url: str) -> str:
+        """Fetch a page."""
+        return f"fetched {url}; the server said token={key}"
+
+    replies = [f'Thought: fetch it.\nAction: fetch\nAction Input: {{"url": "https://api.example.com/v1?api_key={key}"}}',
+               f"Final Answer: done, your key is {key}"]
+    return ToolRegistry([fetch]), replies, f"use {key} to fetch the page"

@@ -19,6 +19,7 @@ from handmade_agent.observers import JSONLLogger, read_trace
 from handmade_agent.observers.otel import OTelObserver, export_trace
 from handmade_agent.tools import ToolRegistry, tool
 from handmade_agent.toolbox import default_registry
+from observer_samples import planted_key_run
 
 pytest.importorskip("opentelemetry.sdk")
 from opentelemetry.sdk.trace.export.in_memory_span_exporter import InMemorySpanExporter  # noqa: E402
@@ -81,15 +82,8 @@ def test_a_failing_tool_and_a_run_without_an_answer_are_error_spans_with_the_rea
 def test_a_key_in_an_argument_a_result_a_reply_or_a_url_never_reaches_the_exporter(monkeypatch):
     key = "sk-proj-" + "Zq9" * 12
     monkeypatch.setenv("OPENAI_API_KEY", key)
-
-    @tool
-    def fetch(url: str) -> str:
-        """Fetch a page."""
-        return f"fetched {url}; the server said token={key}"
-
-    replies = [f'Thought: fetch it.\nAction: fetch\nAction Input: {{"url": "https://api.example.com/v1?api_key={key}"}}',
-               f"Final Answer: done, your key is {key}"]
-    _, spans = run(replies, ToolRegistry([fetch]), f"use {key} to fetch the page")
+    tools, replies, question = planted_key_run(key)
+    _, spans = run(replies, tools, question)
     exported = json.dumps([json.loads(s.to_json()) for s in spans], ensure_ascii=False)
     assert key not in exported and key[:20] not in exported and "[REDACTED]" in exported
     assert "execute_tool fetch" in exported  # the spans are there, only the key is gone

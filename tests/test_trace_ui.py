@@ -11,13 +11,15 @@ import datetime
 import json
 import sys
 import time
+import urllib.error
 import urllib.request
 from pathlib import Path
 
 import pytest
 
 sys.path.insert(0, str(Path(__file__).resolve().parent))
-from browser_lab import CHROMIUM, free_port, launch_chromium  # noqa: E402
+from browser_lab import free_port, launch_chromium  # noqa: E402
+from observer_samples import planted_key_run  # noqa: E402
 
 pytestmark = pytest.mark.browser
 pytest.importorskip("phoenix", reason="Arize Phoenix is not installed: pip install -e '.[trace-ui]'")
@@ -26,7 +28,6 @@ from handmade_agent.agent import Agent  # noqa: E402
 from handmade_agent.llm import ScriptedLLM  # noqa: E402
 from handmade_agent.observers.otel import OTelObserver  # noqa: E402
 from handmade_agent.observers.trace_ui import TraceUI  # noqa: E402
-from handmade_agent.tools import ToolRegistry, tool  # noqa: E402
 from handmade_agent.toolbox import default_registry  # noqa: E402
 
 SHOTS = Path(__file__).resolve().parents[1] / "docs" / "screenshots"
@@ -42,8 +43,12 @@ def run_spans(ui: TraceUI, run_id: str, timeout: float = 30.0) -> list[dict]:
     """Phoenix's stored spans of one run, once its root (ended last, flushed with the rest) has arrived."""
     deadline = time.monotonic() + timeout
     while True:
-        with urllib.request.urlopen(f"{ui.url}/v1/projects/handmade-agent/spans?limit=1000", timeout=10) as r:
-            got = [s for s in json.load(r)["data"] if s["attributes"].get("handmade_agent.run_id") == run_id]
+        try:
+            with urllib.request.urlopen(f"{ui.url}/v1/projects/handmade-agent/spans?limit=1000", timeout=10) as r:
+                got = [s for s in json.load(r)["data"] if s["attributes"].get("handmade_agent.run_id") == run_id]
+        except urllib.error.HTTPError as e:  # 404 until Phoenix has stored the project's first span
+            assert e.code == 404, e
+            got = []
         if any(s["parent_id"] is None for s in got) or time.monotonic() > deadline:
             return got
         time.sleep(0.5)
@@ -82,17 +87,9 @@ def test_a_real_run_arrives_as_one_span_tree_and_the_ui_draws_it(ui, local_llm):
 def test_a_key_planted_in_a_run_is_nowhere_in_what_phoenix_stored(ui, monkeypatch):
     key = "sk-proj-" + "Wx7" * 12
     monkeypatch.setenv("OPENAI_API_KEY", key)
-
-    @tool
-    def fetch(url: str) -> str:
-        """Fetch a page."""
-        return f"fetched {url}; the server said token={key}"
-
-    replies = [f'Thought: fetch.\nAction: fetch\nAction Input: {{"url": "https://api.example.com/v1?api_key={key}"}}',
-               f"Final Answer: done with {key}"]
+    tools, replies, question = planted_key_run(key)
     observer = OTelObserver(endpoint=ui.endpoint, model="scripted")
-    result = Agent(ScriptedLLM(replies), ToolRegistry([fetch]), results_answer=False, observers=[observer]).run(
-        f"fetch it with {key}")
+    result = Agent(ScriptedLLM(replies), tools, results_answer=False, observers=[observer]).run(question)
     stored = run_spans(ui, result.run_id)
     assert any(s["name"] == "execute_tool fetch" for s in stored)
     text = json.dumps(stored, ensure_ascii=False)
