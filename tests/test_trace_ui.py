@@ -71,6 +71,14 @@ def test_a_real_run_arrives_as_one_span_tree_and_the_ui_draws_it(ui, local_llm):
     assert [s["name"] for s in tool_spans] == ["execute_tool calculator"]
     assert root["attributes"]["llm.token_count.prompt"] == result.usage.prompt_tokens
 
+    # in a thread of its own: a test before this one may leave an asyncio loop on this thread (jupyter_client does),
+    # and Playwright's sync API refuses to run inside one (CI, 2026-12-06)
+    from concurrent.futures import ThreadPoolExecutor
+    with ThreadPoolExecutor(1) as pool:
+        pool.submit(screenshot, ui, llm[0]["name"]).result()
+
+
+def screenshot(ui: TraceUI, chat_span: str) -> None:
     with sync_api.sync_playwright() as p:
         browser = launch_chromium(p)
         page = browser.new_page(viewport={"width": 1400, "height": 900})
@@ -78,11 +86,10 @@ def test_a_real_run_arrives_as_one_span_tree_and_the_ui_draws_it(ui, local_llm):
         page.get_by_text("handmade-agent").first.click()
         page.get_by_text("invoke_agent handm").first.click()  # the root span's row opens the trace
         sync_api.expect(page.get_by_text("execute_tool calculator").first).to_be_visible(timeout=30_000)
-        sync_api.expect(page.get_by_text(llm[0]["name"]).first).to_be_visible()
+        sync_api.expect(page.get_by_text(chat_span).first).to_be_visible()
         SHOTS.mkdir(exist_ok=True)
         page.screenshot(path=str(SHOTS / "phoenix_trace.png"))
         browser.close()
-
 
 def test_a_key_planted_in_a_run_is_nowhere_in_what_phoenix_stored(ui, monkeypatch):
     key = "sk-proj-" + "Wx7" * 12
