@@ -23,12 +23,12 @@ context propagation into tool processes, and the global tracer provider (this ob
 """
 from __future__ import annotations
 
-import json
 from typing import Any, Iterable
 
 from ..agent.events import (Alert, AnswerRejected, Event, LLMCallFinished, LLMCallStarted, ParseFailed, RunFinished,
                             RunStarted, ToolFinished, ToolStarted)
 from ..redaction import redact
+from .jsonl import json_line
 
 LOCAL_ENDPOINT = "http://127.0.0.1:6006/v1/traces"  # OTLP over HTTP of `handmade-agent trace-ui` (Phoenix)
 PROJECT = "handmade-agent"
@@ -39,7 +39,8 @@ def _ns(ts: float) -> int:
 
 
 def _text(value: Any) -> str:
-    return value if isinstance(value, str) else json.dumps(value, ensure_ascii=False, default=str)
+    """A string attribute as it is; anything else as the JSON log writes it (``json_line``)."""
+    return value if isinstance(value, str) else json_line(value)
 
 
 class OTelObserver:
@@ -149,7 +150,7 @@ class OTelObserver:
         self._note(e, "alert", {"name": e.name, "message": e.message})
 
     def _on_run_finished(self, e: RunFinished) -> None:
-        for run_id, slot in [k for k in self._open if k[0] == e.run_id and k[1] != "run"]:  # stopped mid-call
+        for _, slot in [k for k in self._open if k[0] == e.run_id and k[1] != "run"]:  # stopped mid-call
             self._end(e, slot, {}, f"the run ended ({e.stop_reason}) before this finished")
         u = e.usage
         self._end(e, "run", {"handmade_agent.stop_reason": e.stop_reason, "output.value": e.answer or "",
