@@ -7,6 +7,7 @@
     handmade-agent cache info|clear     # the prefix cache of saved prompt states; info also lists the model files
     handmade-agent eval --configs react+c,native --limit 10   # the evaluation suite (see evaluation/)
     handmade-agent eval --split test --configs react+c          # the held-out split: to report, never to tune
+    handmade-agent eval --split two_domain --configs react+c,team+react+c   # one agent against a team (chapter 11)
 
 ``--backend openai`` (or ``HANDMADE_AGENT_BASE_URL`` being set) uses ``OpenAIChat``
 with the ``HANDMADE_AGENT_*`` settings instead of the in-process model. ``--model`` names a local model of
@@ -203,7 +204,8 @@ def main(argv: list[str] | None = None) -> int:
                     help="react|native, +c (constrained), -examples/-recap/-guard/-reanswer/-translate (that part off)")
     # no argparse choices: load_tasks names the valid splits in the package's one-line error
     sp.add_argument("--split", default="suite", help="suite (default): the tasks the course is tuned on; "
-                                                     "test: the held-out split, run only to report, never to tune")
+                                                     "test: the held-out split, run only to report, never to tune; "
+                                                     "two_domain: chapter 11's tasks (the manual and the calendar)")
     sp.add_argument("--kinds", default=None, help="task kinds, comma-separated (default: all)")
     sp.add_argument("--limit", type=int, default=None, help="at most N tasks, taken from each kind in turn")
     sp.add_argument("--every", type=int, default=None, help="every K-th task only")

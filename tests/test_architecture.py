@@ -15,7 +15,7 @@ PACKAGE = Path(__file__).resolve().parents[1] / "handmade_agent"
 # The course's table of contents: which chapter each top-level part of the package belongs to.
 CHAPTER = {"errors": 0, "llm": 0, "grammar": 0, "redaction": 0, "backends": 0, "local": 0, "serve": 0,
            "tools": 1, "toolbox": 1, "react": 2, "agent": 3, "observers": 4, "memory": 5, "storage": 5,
-           "rag": 6, "widgets": 7, "teaching": 7, "evaluation": 8, "cli": 8, "mcp": 8, "planning": 8, "codeact": 8, "": 9}
+           "rag": 6, "widgets": 7, "teaching": 7, "evaluation": 8, "cli": 8, "mcp": 8, "planning": 8, "codeact": 8, "team": 8, "": 9}
 # The ground floor: the only modules (files) at the top of the package; everything else lives in a chapter package.
 TOP_LEVEL = {"__init__", "errors", "llm", "grammar", "redaction", "backends", "teaching", "cli"}
 # Submodules another package may import directly; everything else is reached through the package's face.

@@ -123,6 +123,45 @@ def test_a_final_answer_meets_the_loop_s_checks():  # _final is the base loop's:
     assert result.steps[1].error == "error_not_answer" and len(llm.calls) == 3
 
 
+def test_a_copied_refusal_of_the_interpreter_goes_back_once_then_becomes_a_plain_refusal():
+    # code+c, 2026-12-06: date tasks met "`import` is not allowed…" and the 1.5B answered with it; a refused program
+    # is the interpreter's error, not a tool's, and error_not_answer must see it all the same
+    copied = "Thought: t\nFinal Answer: `import` is not allowed in an agent program."
+    result, llm, events = run(["Thought: t\n```python\nimport datetime\n```", copied, copied],
+                              question="What date is 3 days after 2024-07-04?")
+    assert [s.kind for s in result.steps] == ["action", "rejected_answer", "final_answer"]
+    assert result.steps[1].error == "error_not_answer" and len(llm.calls) == 3
+    assert result.answer == "I cannot answer this with the tools I have (the program call failed)."
+    assert [e.check for e in events if isinstance(e, ev.AnswerRejected)] == ["error_not_answer"]
+
+
+def test_a_failed_tool_in_a_program_is_one_failure_named_by_its_tool():
+    agent = CodeAgent(ScriptedLLM(['Thought: t\n```python\nprint(get_weather(city="Atlantis"))\n```', ANSWER]),
+                      TOOLS)
+    agent.run("Weather in Atlantis?")
+    assert agent._failures(agent._run) == [(f"Error: {UNKNOWN_CITY}", "get_weather")]
+
+
+def test_an_answer_that_only_mentions_a_refused_construct_stands():
+    result, _, _ = run(["Thought: t\n```python\nimport datetime\n```",
+                        "Thought: t\nFinal Answer: I could not import a module, but 2024-07-07 is 3 days later."])
+    assert result.answer == "I could not import a module, but 2024-07-07 is 3 days later."
+
+
+def test_the_printer_and_the_trace_panel_show_the_program_and_what_it_printed():
+    import io
+
+    from handmade_agent.observers import ConsolePrinter
+    from handmade_agent.widgets.trace_view import step_html
+    out = io.StringIO()
+    result = CodeAgent(ScriptedLLM([TWO_CALLS, ANSWER]), TOOLS, observers=[ConsolePrinter(file=out)]).run("q?")
+    text = out.getvalue()
+    assert 'program: a = get_weather(city="北京", date="today") ⏎ b = get_weather(' in text
+    assert f"printed: {BEIJING} {SHANGHAI}"[:150] in text and "feedback:" not in text
+    html = step_html(result.steps[0])
+    assert "what the program printed" in html and "low 18 °C, high 23 °C" in html.split("what the program printed")[1]
+
+
 def test_reading_a_reply():
     assert read_code_reply("Thought: a\n```python\nprint(1)\n```\nFinal Answer: 1").code == "print(1)"
     final = read_code_reply("Thought: done\nFinal Answer: 42\n```python\nprint(42)\n```")

@@ -134,10 +134,11 @@ def test_pasting_the_two_forecasts_is_not_a_comparison(task):
 
 
 def test_load_tasks_reads_a_split_and_names_the_valid_ones():
-    assert set(SPLITS) == {"suite", "test"} and load_tasks(split="suite") == SUITE
+    assert set(SPLITS) == {"suite", "test", "two_domain"} and load_tasks(split="suite") == SUITE
+    assert {t.kind for t in load_tasks(split="two_domain")} == {"two_domain"}
     assert {t.kind for t in load_tasks(split="test", kinds=["refuse"])} == {"refuse"}
     assert len(load_tasks(split="test", limit=10)) == 10
-    with pytest.raises(ConfigError, match="Unknown split 'bogus'; choose from suite, test"):
+    with pytest.raises(ConfigError, match="Unknown split 'bogus'; choose from suite, test, two_domain"):
         load_tasks(split="bogus")
 
 

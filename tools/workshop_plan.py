@@ -56,6 +56,7 @@ SKIP = {  # typed by hand: what to leave out when a slot runs short
     "08_evaluation": "LLM-as-judge (section 5, marked optional); the capstone can be homework, its checker runs "
                      "the evaluation",
     "10_code_as_action": "the package's source at the end of section 3 (show the table of modules only) and exercise 2",
+    "11_many_agents": "handoffs (section 5, marked optional)",
 }
 INTRO = """Each row is one 90-minute slot. The *estimate* is computed from the notebook's content by
 `tools/workshop_plan.py` (reading, running the cells, the exercises, the interview questions; its docstring gives

@@ -31,7 +31,7 @@ from ..llm import Completion, Message, Usage
 from ..react import STOP
 from ..tools import RunContext
 from . import events as ev
-from .memory_link import relayed
+from .memory_link import relayed, remembered
 from .model_call import complete, takes_timeout
 from .native import native_reminder
 from .policies import AnswerContext, apply_policies, first_objection
@@ -61,7 +61,7 @@ class Agent(AgentSetup):
             raise ConfigError(f"A question must be a string, not {type(question).__name__} ({str(question)[:40]!r}): "
                               f"ask agent.run(str(...)).")
         with relayed(self.memory, self._relay):
-            history = [self._from_memory(m) for m in (self.memory.messages() if self.memory is not None else [])]
+            history = [self._from_memory(m) for m in remembered(self.memory, question)]
         prefix = [*self.prompt_messages(question), *history, Message("user", question)]
         self._run = RunState(f"run-{uuid.uuid4().hex[:8]}", question, time.perf_counter(), prefix, self.config.time_budget)
         self._emit(ev.RunStarted(question=question, settings=self.settings()), 0)
@@ -164,10 +164,9 @@ class Agent(AgentSetup):
             if c is not None:  # a policy's call is this step's cost too: counted in the step and the run
                 spent, seconds, r.usage = spent + c.usage, seconds + (c.latency or 0.0), r.usage + c.usage
             return c
-        failed = r.used(ok=False)
-        ok = r.used(ok=True)
+        failed, ok = self._failures(r), r.used(ok=True)
         context = AnswerContext(r.question, r.run_id, index, self.constrained, ask, tuple(u.observation for u in ok),
-                                tuple(u.observation for u in failed), tuple(u.tool for u in failed),
+                                tuple(text for text, _ in failed), tuple(name for _, name in failed),
                                 tuple(input_text(u.input) for u in ok))
         if objection := first_objection(self.checks, context, answer, r.spent):
             r.spent.append(objection[0])
@@ -179,6 +178,10 @@ class Agent(AgentSetup):
         self._emit(ev.FinalAnswer(answer=answer), index)
         return Step(index, "final_answer", reply, thought, answer=answer, native=not self._react, usage=spent,
                     latency=seconds)
+
+    def _failures(self, r: RunState) -> list[tuple[str, str]]:
+        """(what the model was shown, what failed) for each failure of the run so far: here, failed tool calls."""
+        return [(u.observation, u.tool) for u in r.used(ok=False)]
 
     def _act(self, r: RunState, index: int, name: str, args: dict | str, call_id: str | None) -> ToolUse:
         """Run one tool call, unless it repeats an earlier one (with ``repeat_guard``): then warn (twice stops)."""
@@ -196,9 +199,10 @@ class Agent(AgentSetup):
                 "Do not repeat the same call. Use that result, try a different input, or give the Final Answer.")
             use = ToolUse(name, args, False, text, "repeated_action")
         else:
-            res = self.tools.call(name, args, context=RunContext(r.question, r.run_id, index, r.deadline))
-            use = ToolUse(name, args, res.ok, res.content, res.error, res.duration)
-            r.seen[key] = res.content
+            context = RunContext(r.question, r.run_id, index, r.deadline)
+            res = self.tools.call(name, args, context=context)
+            use = ToolUse(name, args, res.ok, res.content, res.error, res.duration, children=context.children)
+            r.seen[key], r.usage = res.content, sum((c.usage for c in context.children), r.usage)  # a subagent's cost
         use.call_id = call_id
         self._emit(ev.ToolFinished(name=name, args=args, ok=use.ok, content=use.observation, error=use.error,
                                    duration=use.duration), index)

@@ -1,4 +1,9 @@
-"""While an agent calls its memory, a memory that calls the model (summaries) reports those calls into the agent's run.
+"""What the agent reads from its memory, and how a memory's own model calls reach the agent's observers.
+
+``remembered(memory, question)`` is the history for a run: ``memory.messages_for(question)`` when the memory can
+use the question (chapter 11's compaction recalls old turns by it), else ``memory.messages()``.
+
+While an agent calls its memory, a memory that calls the model (summaries) reports those calls into the agent's run.
 
 The agent's listener is lent to the memory's ``observers`` list for the call only: the memory is not changed, and two
 agents sharing one memory each see only the calls they caused. A memory without an ``observers`` list is called as is.
@@ -13,6 +18,14 @@ from __future__ import annotations
 
 from contextlib import contextmanager
 from typing import Any, Callable, Iterator
+
+
+def remembered(memory: Any, question: str) -> list[Any]:
+    """The messages ``memory`` gives a run about ``question`` (none without a memory)."""
+    if memory is None:
+        return []
+    recall = getattr(memory, "messages_for", None)
+    return list(recall(question) if callable(recall) else memory.messages())
 
 
 @contextmanager

@@ -43,6 +43,7 @@ class ToolUse:
     error: str | None = None
     duration: float = 0.0
     call_id: str | None = None  # native tool calling pairs results with calls by id
+    children: list["RunResult"] = field(default_factory=list)  # runs of other agents the call made (a subagent)
 
 
 @dataclass
@@ -114,7 +115,8 @@ class Step:
     @classmethod
     def from_dict(cls, d: dict) -> "Step":
         d = dict(d)
-        d["tool_uses"] = [ToolUse(**u) for u in d.get("tool_uses", [])]
+        d["tool_uses"] = [ToolUse(**{**u, "children": [RunResult.from_dict(c) for c in u.get("children", [])]})
+                          for u in d.get("tool_uses", [])]
         d["usage"] = Usage(**d.get("usage", {}))
         return cls(**d)
 

@@ -30,6 +30,7 @@ Deliberately left out: keeping variables between programs, native tool calling (
 """
 from __future__ import annotations
 
+import re
 from typing import Any
 
 from ..agent import Agent, Step, ToolUse
@@ -43,6 +44,7 @@ from .program import run_program
 from .prompt import code_prompt_messages, example_messages
 from .replies import STOP, ProgramStep, code_grammar, read_code_reply
 
+_AT_LINE = re.compile(r"^line \d+: ")  # copied answers drop where the error was
 REPEATED = ("You already ran this program; it printed:\n{}\nDo not run it again. Use that output, write a different "
             "program, or give the Final Answer.")
 
@@ -106,6 +108,18 @@ class CodeAgent(Agent):
                 for c in result.tool_calls]
         r.seen[key] = result.observation
         return ProgramStep(index, "action", text, thought, uses, error=result.error, feedback=result.observation)
+
+
+    def _failures(self, r: Any) -> list[tuple[str, str]]:
+        """Failed tool calls, and programs the interpreter stopped for their own fault (a refused ``import``, a
+        cap): the model copies those as its answer too, so ``error_not_answer`` must see them."""
+        failed = super()._failures(r)
+        shown = {text for text, _ in failed}
+        for s in r.steps:  # a failed tool stops its program with that tool's error: counted once, as the tool's
+            if s.kind == "action" and s.error and s.error != "repeated_action" and s.feedback not in shown \
+                    and all(u.ok for u in s.tool_uses):
+                failed.append((f"Error: {_AT_LINE.sub('', s.error)}", "program"))
+        return failed
 
 
 class ObservedTools:

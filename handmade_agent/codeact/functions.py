@@ -90,22 +90,18 @@ def _str(budget: Budget, args: list, kwargs: dict) -> str:
     return text
 
 
-def _int(budget: Budget, args: list, kwargs: dict) -> int:
-    expect("int", args, kwargs, 0, 1)
-    value = args[0] if args else 0
-    if type(value) not in (int, float, bool, str):
-        raise ProgramError(f"int(...) needs a number or text, not {type(value).__name__}")
-    number = int(value)  # text is capped, and Python refuses more than 4,300 digits itself
-    budget.int_bits(number.bit_length())
-    return number
-
-
-def _float(budget: Budget, args: list, kwargs: dict) -> float:
-    expect("float", args, kwargs, 0, 1)
-    value = args[0] if args else 0.0
-    if type(value) not in (int, float, bool, str):
-        raise ProgramError(f"float(...) needs a number or text, not {type(value).__name__}")
-    return float(value)
+def _number(kind: type) -> Any:
+    """``int`` or ``float`` as a program calls it: one number or text in, the integer's size charged."""
+    def convert(budget: Budget, args: list, kwargs: dict) -> int | float:
+        expect(kind.__name__, args, kwargs, 0, 1)
+        value = args[0] if args else kind()
+        if type(value) not in (int, float, bool, str):
+            raise ProgramError(f"{kind.__name__}(...) needs a number or text, not {type(value).__name__}")
+        number = kind(value)  # text is capped, and Python refuses more than 4,300 digits itself
+        if kind is int:
+            budget.int_bits(number.bit_length())
+        return number
+    return convert
 
 
 def _list(budget: Budget, args: list, kwargs: dict) -> list:
@@ -130,7 +126,7 @@ def _dict(budget: Budget, args: list, kwargs: dict) -> dict:
 
 FUNCTIONS: dict[str, Callable[[Budget, list, dict], Any]] = {
     "len": _len, "round": _round, "min": _extreme("min"), "max": _extreme("max"), "sum": _sum, "sorted": _sorted,
-    "abs": _abs, "range": _range, "str": _str, "int": _int, "float": _float, "list": _list, "dict": _dict}
+    "abs": _abs, "range": _range, "str": _str, "int": _number(int), "float": _number(float), "list": _list, "dict": _dict}
 
 
 def call_function(budget: Budget, name: str, args: list, kwargs: dict) -> Any:

@@ -26,7 +26,7 @@ import unicodedata
 from collections import Counter
 from typing import Any, Iterable
 
-from ..agent import RunResult, copies_tool_error
+from ..agent import RunResult, ToolUse, copies_tool_error
 from ..rag import answer_script, needs_translation
 from ..planning import refused
 from .comparison import compare_ok
@@ -132,15 +132,21 @@ def in_question_language(answer: str | None, question: str) -> bool | None:
 
 # --- the trajectory ---------------------------------------------------------------------------------
 
+def tool_uses(result: RunResult) -> list[ToolUse]:
+    """Every tool call of the run, and of the subagents' runs it made (chapter 11), each after the call that ran it."""
+    return [x for s in result.steps for u in s.tool_uses for x in [u, *(y for c in u.children for y in tool_uses(c))]]
+
+
 def failed_results(result: RunResult) -> list[str]:
-    """What each failed tool call of the run showed the model (the registry's "Error: …" texts): ``check_answer``'s
-    ``tool_errors``."""
-    return [u.observation for s in result.steps for u in s.tool_uses if not u.ok]
+    """What each failed tool call of the run (or of its subagents) showed the model (the registry's "Error: …"
+    texts): ``check_answer``'s ``tool_errors``."""
+    return [u.observation for u in tool_uses(result) if not u.ok]
 
 
 def tools_called(result: RunResult) -> list[str]:
-    """The tools that ran and returned a result, in order (failed calls and warned repeats left out)."""
-    return [u.tool for s in result.steps for u in s.tool_uses if u.ok]
+    """The tools that ran and returned a result, in order (failed calls and warned repeats left out); a
+    subagent's tools follow the call that ran it."""
+    return [u.tool for u in tool_uses(result) if u.ok]
 
 
 def expected_tools_called(result: RunResult, tools: list[str]) -> bool:

@@ -7,7 +7,8 @@ repeated call runs again instead of being refused), ``-reanswer`` (no second ans
 ``-translate`` (no translation of an answer into the question's language), and ``-errors`` (the final-answer check
 ``error_not_answer`` of ``agent.DEFAULT_CHECKS`` off).
 A prefix runs the loop inside a chapter-09 method: ``plan+react+c`` plans first (``planning.PlanAndExecute``),
-``reflect+react+c`` checks the answer by code and retries once (``planning.Reflection``). ``code`` and ``code+c``
+``reflect+react+c`` checks the answer by code and retries once (``planning.Reflection``); ``team+react+c`` is
+chapter 11's orchestrator, the tools split into specialists (``team.orchestrator``). ``code`` and ``code+c``
 run ``codeact.CodeAgent`` (a program over the tools per step; ``-recap`` does not apply to it, nor a method prefix:
 those build a plain ``Agent``). ``run_task`` never raises for a task: an exception becomes a failed outcome
 carrying its text. ``evaluate`` appends each outcome to a JSONL file as soon as it exists, so an interrupted run
@@ -35,19 +36,20 @@ from ..codeact import CodeAgent
 from ..errors import ConfigError
 from ..observers import json_line
 from ..planning import PlanAndExecute, Reflection
+from ..team import orchestrator
 from ..rag import translate_answer
 from ..redaction import redact_text
-from .checks import check_answer, failed_results, in_question_language, tools_called, trajectory_ok
+from .checks import check_answer, failed_results, in_question_language, tool_uses, tools_called, trajectory_ok
 from .tasks import Task
 from .toolsets import TaskTools
 
 SUFFIXES = {"-examples": "few_shot", "-recap": "recap_results", "-guard": "repeat_guard",
             "-reanswer": "results_answer", "-translate": "translate", "-errors": "errors"}
 CHECKS = {"errors": error_not_answer}  # DEFAULT_CHECKS, each with the suffix that switches it off
-METHODS = {"loop": Agent, "plan": PlanAndExecute, "reflect": Reflection}
-_NAME = re.compile(r"^(?:(plan|reflect)\+)?(react|native|code)(\+c)?"
+METHODS = {"loop": Agent, "plan": PlanAndExecute, "reflect": Reflection, "team": orchestrator}
+_NAME = re.compile(r"^(?:(plan|reflect|team)\+)?(react|native|code)(\+c)?"
                    r"((?:-examples|-recap|-guard|-reanswer|-translate|-errors)*)$")
-VALID_FORMS = ("optionally plan+ or reflect+, then react | native (or code, the code-as-action agent, without a "
+VALID_FORMS = ("optionally plan+, reflect+ or team+, then react | native (or code, the code-as-action agent, without a "
                "prefix), then +c for constrained decoding, then any of -examples -recap -guard -reanswer -translate "
                "-errors (each switches that part off), e.g. react+c, native, react+c-examples, react-recap-guard, "
                "plan+react+c, code+c")
@@ -65,7 +67,7 @@ class EvalConfig:
     translate: bool = True  # the answer policy rag.translate_answer (not an agent setting)
     errors: bool = True     # the final-answer check error_not_answer (CHECKS; code, not an agent setting)
     max_steps: int = 6
-    method: str = "loop"  # or "plan", "reflect": the loop inside a chapter-09 method
+    method: str = "loop"  # or "plan", "reflect": the loop inside a chapter-09 method; "team": chapter 11's
 
     @property
     def name(self) -> str:
@@ -121,6 +123,7 @@ class TaskOutcome:
     language_ok: bool | None = None  # in the question's script (None: no answer's script is asked, e.g. mixed)
     tools_called: list[str] = field(default_factory=list)
     steps: int = 0
+    all_steps: int = 0  # the steps of the run and of every subagent's run under it (chapter 11): agent model calls
     prompt_tokens: int = 0
     completion_tokens: int = 0
     latency: float = 0.0
@@ -140,12 +143,13 @@ def run_task(llm: Any, task: Task, config: EvalConfig, tools_for: Callable[[str]
     t0 = time.perf_counter()
     try:
         # measured with the answer in the question's language since the suite began: the policy keeps figures comparable
-        checks = {"loop_checks" if config.method != "loop" else "checks": config.checks()}
+        checks = {"loop_checks" if config.method in ("plan", "reflect") else "checks": config.checks()}
         agent = config.agent_class()(llm, tools_for(task.tools), answer_policies=[translate_answer] * config.translate,
                                        **checks, **config.agent_settings())
         result = agent.run(task.question)
         answer = redact_text(result.answer) if result.answer is not None else None
         outcome.answer, outcome.stop_reason, outcome.steps = answer, result.stop_reason, len(result.steps)
+        outcome.all_steps = len(result.steps) + sum(len(c.steps) for u in tool_uses(result) for c in u.children)
         # a failed call's error text copied as the answer is no answer, whatever words it happens to hold
         outcome.success = check_answer(answer, task.checker, tool_errors=failed_results(result))
         outcome.trajectory_ok = trajectory_ok(result, task.checker)

@@ -1,13 +1,14 @@
 """The evaluation suite's tasks: ``Task``, and ``load_tasks`` that reads and checks ``data/eval_tasks.jsonl``.
 
-One JSON object a line: ``id``, ``lang`` (en/zh), ``kind`` (one of ``KINDS``), ``question``,
-``tools`` (which tools the agent gets: ``toolbox``, ``kb`` or ``none``) and ``checker`` (the spec
+One JSON object a line: ``id``, ``lang`` (en/zh), ``kind`` (one of ``TASK_KINDS``), ``question``,
+``tools`` (which tools the agent gets: ``toolbox``, ``kb``, ``none`` or ``both``: the toolbox and the search) and ``checker`` (the spec
 ``checks.check_answer`` reads; ``checks.CHECKER_KEYS``). The file is written by
 ``benchmarks/make_eval_tasks.py``, which computes every expected value with code. The date tools
 answer as if today were ``SUITE_TODAY``. A malformed line is a ``ConfigError`` naming the file, the
 line and what is wrong. ``SPLITS`` names the two files: ``suite`` (the default, the tasks the course is
 tuned on) and ``test`` (``data/eval_tasks_test.jsonl``, written by ``benchmarks/make_test_split.py``: held
-out, run only to report a figure; every id starts with ``test-``).
+out, run only to report a figure; every id starts with ``test-``); ``two_domain`` (chapter 11's tasks that need
+the manual and the calendar or calculator, written by ``benchmarks/make_two_domain_tasks.py``).
 
 Deliberately left out: tasks with several turns, and tasks with files or images.
 
@@ -29,12 +30,14 @@ from .comparison import ASPECT_NAMES
 SUITE_TODAY = datetime.date(2024, 5, 20)
 TASKS_FILE = Path(__file__).resolve().parents[2] / "data" / "eval_tasks.jsonl"
 TEST_TASKS_FILE = TASKS_FILE.with_name("eval_tasks_test.jsonl")
+TWO_DOMAIN_FILE = TASKS_FILE.with_name("eval_tasks_two_domain.jsonl")
 # a split that is tuned on stops measuring anything: "test" is only ever run to report
-SPLITS = {"suite": TASKS_FILE, "test": TEST_TASKS_FILE}
+SPLITS = {"suite": TASKS_FILE, "test": TEST_TASKS_FILE, "two_domain": TWO_DOMAIN_FILE}
 KINDS = ("arithmetic", "weekday", "forecast", "compare", "kb", "no_tool", "refuse", "days_between", "date_after",
-         "temperature")
+         "temperature")  # the suite's kinds, each in the suite and the test split
+TASK_KINDS = (*KINDS, "two_domain")  # and the kinds of the other splits (two_domain: chapter 11's)
 LANGS = ("en", "zh")
-TOOLSETS = ("toolbox", "kb", "none")
+TOOLSETS = ("toolbox", "kb", "none", "both")
 
 
 @dataclass
@@ -62,7 +65,7 @@ def problem(row: Any) -> str | None:
         return f"unknown field(s) {extra}"
     if not all(isinstance(row[k], str) and row[k].strip() for k in ("id", "question")):
         return "id and question must be non-empty strings"
-    for key, allowed in (("lang", LANGS), ("kind", KINDS), ("tools", TOOLSETS)):
+    for key, allowed in (("lang", LANGS), ("kind", TASK_KINDS), ("tools", TOOLSETS)):
         if row[key] not in allowed:
             return f"{key} is {row[key]!r}; it must be one of {list(allowed)}"
     return checker_problem(row["checker"])
@@ -123,10 +126,11 @@ def load_tasks(path: str | Path | None = None, kinds: Iterable[str] | None = Non
     covers every kind."""
     if not isinstance(split, str) or split not in SPLITS:
         raise ConfigError(f"Unknown split {split!r}; choose from {', '.join(SPLITS)} (suite: the tasks the course is "
-                          "tuned on; test: the held-out split, run only to report).")
+                          "tuned on; test: the held-out split, run only to report; two_domain: chapter 11's tasks "
+                          "that need the manual and the calendar).")
     kinds = list(kinds) if kinds is not None else None
-    if kinds is not None and (unknown := [k for k in kinds if k not in KINDS]):
-        raise ConfigError(f"Unknown task kind(s) {unknown}; choose from {', '.join(KINDS)}.")
+    if kinds is not None and (unknown := [k for k in kinds if k not in TASK_KINDS]):
+        raise ConfigError(f"Unknown task kind(s) {unknown}; choose from {', '.join(TASK_KINDS)}.")
     for name, value in (("limit", limit), ("every", every)):
         if value is not None and (not isinstance(value, int) or value < 1):
             raise ConfigError(f"{name} must be a whole number of at least 1, not {value!r}.")

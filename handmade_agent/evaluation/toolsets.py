@@ -3,7 +3,7 @@
 ``TaskTools()("toolbox")`` is ``default_registry(today=SUITE_TODAY)``; ``("kb")`` is the
 ``knowledge_search`` tool over the product documents of ``data/kb`` with the default retriever
 (``rag.knowledge_retriever``: USE multilingual + BM25), the same one ``benchmarks/kb_tasks.py``
-uses; ``("none")`` is the toolbox too, because a question that needs no tool measures restraint
+uses; ``("both")`` is the two together (chapter 11's two-domain tasks); ``("none")`` is the toolbox too, because a question that needs no tool measures restraint
 only when tools are on offer. Each set is built once, on first use: the retriever embeds the
 manual (seconds the first time, then read from the embedding cache), so a run without kb tasks
 never loads it.
@@ -34,9 +34,9 @@ class TaskTools:
     def __call__(self, toolset: str) -> ToolRegistry:
         if toolset not in TOOLSETS:
             raise ConfigError(f"Unknown toolset {toolset!r}; a task's tools must be one of {list(TOOLSETS)}.")
-        key = "kb" if toolset == "kb" else "toolbox"
+        key = toolset if toolset in ("kb", "both") else "toolbox"
         if key not in self._built:
-            self._built[key] = self._knowledge() if key == "kb" else self._toolbox()
+            self._built[key] = {"kb": self._knowledge, "both": self._both}.get(key, self._toolbox)()
         tools = self._built[key]
         for t in tools:  # the search tool keeps every hit it showed; one task's hits are not the next one's
             getattr(t.fn, "retrieved", []).clear()
@@ -51,6 +51,9 @@ class TaskTools:
         # the agent-* notes explain this course, not the product: benchmarks/kb_tasks.py leaves them out too
         docs = [d for d in load_documents(self.kb_dir) if not d.doc_id.startswith(("agent-", "zh-agent-"))]
         return ToolRegistry([knowledge_search_tool(knowledge_retriever(docs, cache_dir=self.cache_dir), k=3)])
+
+    def _both(self) -> ToolRegistry:  # chapter 11's two-domain tasks: the toolbox and the manual
+        return ToolRegistry([*self("toolbox"), *self("kb")])
 
     def built(self) -> list[str]:
         """Which toolsets exist so far (``kb`` only once a kb task ran)."""

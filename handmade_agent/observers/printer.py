@@ -18,6 +18,7 @@ and a logging-module handler (``ConsolePrinter(file=...)`` writes anywhere).
 from __future__ import annotations
 
 import json
+import re
 import sys
 from typing import Any, TextIO
 
@@ -28,6 +29,7 @@ from ..redaction import redact_text
 from .metrics import fmt_duration
 
 LEVELS = ("quiet", "steps", "debug")
+_PROGRAM = re.compile(r"```[a-z]*\n(.*?)(?:```|$)", re.S)  # a code action's program, as chapter 10 fences it
 
 
 def _short(value: Any, width: int) -> str:
@@ -103,6 +105,9 @@ class ConsolePrinter:
                 self._out(f"  reply: {_short(s.reply, w)}")
             elif s.thought:
                 self._out(f"  thought: {_short(s.thought, w)}")
+            program = s.kind == "action" and s.feedback is not None  # a code action: its observation is feedback
+            if program and (code := _PROGRAM.search(s.reply)):
+                self._out(f"  program: {_short(code.group(1).strip().replace(chr(10), ' ⏎ '), w)}")
             for u in s.tool_uses:
                 self._out(f"  action: {u.tool} {_short(u.input, w)}")
                 took = f" ({fmt_duration(u.duration)})" if debug else ""
@@ -115,6 +120,6 @@ class ConsolePrinter:
             rest = s.feedback or ""
             rest = rest[len(s.error):].strip() if s.error and rest.startswith(s.error) else rest
             if rest:
-                self._out(f"  feedback: {_short(rest, w)}")
+                self._out(f"  {'printed' if program else 'feedback'}: {_short(rest, w)}")
         if s.answer is not None:
             self._out(f"✔ final answer: {_short(s.answer, w)}")

@@ -59,6 +59,16 @@ def _row(label: str, text: str) -> str:
     return f"<div style='{ROW_STYLE}'><b>{label}</b>: {text}</div>"
 
 
+def child_html(run: Any, limit: int = 2000) -> str:
+    """A subagent's run (chapter 11) as a nested, folded block: its question, then each of its steps."""
+    head = (f"subagent run · {esc(run.question, 200)} · {len(run.steps)} steps · {run.usage.total_tokens} tokens"
+            f" · {esc(run.stop_reason, 40)}")
+    steps = "".join(f"<div style='{ROW_STYLE}'><b>{esc(step_title(s), 300)}</b>{step_html(s, limit)}</div>"
+                    for s in run.steps)
+    return (f"<details style='margin:4px 0 4px 12px;border-left:3px solid #8ab4f8;padding-left:8px'>"
+            f"<summary>{head}</summary>{steps}</details>")
+
+
 def step_html(step: Step, limit: int = 2000, *, alerts: Sequence[Alert] = (), edit: ReplyEdited | None = None) -> str:
     """The open entry: thought, action, input, observation, answer, errors highlighted, time and tokens."""
     rows = []
@@ -67,10 +77,12 @@ def step_html(step: Step, limit: int = 2000, *, alerts: Sequence[Alert] = (), ed
     for u in step.tool_uses:
         rows.append(_row("Action", f"<code>{esc(u.tool, 200)}</code>"))
         rows.append(_row("Input", f"<code>{esc(u.input, limit)}</code>"))
+        rows += [child_html(child, limit) for child in u.children]  # a subagent's run, under the call that made it
         rows.append(f"<div style='{ROW_STYLE}'><b>Observation</b> ({'ok' if u.ok else 'failed'},"
                     f" {fmt_duration(u.duration)}):<pre style='{PRE_STYLE}'>{esc(u.observation, limit)}</pre></div>")
-    if step.feedback and not step.tool_uses:
-        rows.append(f"<div style='{ROW_STYLE}'><b>Observation</b> (feedback to the model):"
+    if step.feedback and (step.kind == "action" or not step.tool_uses):  # an action's feedback: what a program printed
+        what = "what the program printed" if step.kind == "action" else "feedback to the model"
+        rows.append(f"<div style='{ROW_STYLE}'><b>Observation</b> ({what}):"
                     f"<pre style='{PRE_STYLE}'>{esc(step.feedback, limit)}</pre></div>")
     if step.answer is not None:
         rows.append(_row("Final answer", esc(step.answer, limit)))
