@@ -60,9 +60,10 @@ def weekday_forms(day: datetime.date) -> list[str]:
 
 def date_forms(day: datetime.date) -> list[str]:
     """ISO, Chinese and English spellings, none inside another date's: no "8 February 2025" (in "18 February
-    2025"), and 月日 alone only from March on ("2月8日" is inside "12月8日")."""
+    2025"), and 月日 alone only from March on ("2月8日" is inside "12月8日"); 年月日 also zero-padded ("2025年02月08日")."""
     forms = [day.isoformat(), f"{day.year}年{day.month}月{day.day}日", f"{day.strftime('%B')} {day.day}, {day.year}"]
-    return forms + ([f"{day.month}月{day.day}日"] if day.month >= 3 else [])
+    padded = f"{day.year}年{day.month:02d}月{day.day:02d}日"
+    return forms + [padded] * (padded != forms[1]) + ([f"{day.month}月{day.day}日"] if day.month >= 3 else [])
 
 
 def arithmetic(expression: str) -> dict:

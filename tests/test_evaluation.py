@@ -112,6 +112,17 @@ def test_a_repeated_call_with_the_guard_on_and_off():
     free, llm = run([CALL, CALL, RIGHT], name="react-guard")
     assert (free.stop_reason, free.success, free.tools_called) == ("final_answer", True, ["weekday", "weekday"])
     assert "already called" not in llm.calls[2]["messages"][-1].content
+    assert "repeat_guard" in guarded.fired and free.fired == []
+
+
+def test_the_outcome_names_the_mechanisms_that_acted():
+    bad = "Thought: hm\nAction: weekday\nAction Input: {not json"
+    outcome, _ = run([bad, CALL, RIGHT], name="react")
+    assert outcome.fired == ["format_error"] and outcome.success
+    zh = Task("z", "zh", "weekday", "2025-12-25 是星期几？", "toolbox", {"any": ["Thursday", "星期四"]})
+    translated, llm = run([CALL, RIGHT, "2025-12-25 是星期四。"], zh, "react+c")
+    assert translated.fired == ["call:translate"] and llm.remaining == 0
+    assert run([CALL, RIGHT], zh, "react+c-translate")[0].fired == []
 
 
 def step(reply: str = "", tools: list[tuple[str, bool]] = ()) -> Step:

@@ -114,9 +114,8 @@ class CodeAgent(Agent):
         """Failed tool calls, and programs the interpreter stopped for their own fault (a refused ``import``, a
         cap): the model copies those as its answer too, so ``error_not_answer`` must see them."""
         failed = super()._failures(r)
-        shown = {text for text, _ in failed}
         for s in r.steps:  # a failed tool stops its program with that tool's error: counted once, as the tool's
-            if s.kind == "action" and s.error and s.error != "repeated_action" and s.feedback not in shown \
+            if s.kind == "action" and s.error and s.error != "repeated_action" \
                     and all(u.ok for u in s.tool_uses):
                 failed.append((f"Error: {_AT_LINE.sub('', s.error)}", "program"))
         return failed

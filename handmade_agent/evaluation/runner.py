@@ -32,14 +32,15 @@ from pathlib import Path
 from typing import Any, Callable, Iterable
 
 from ..agent import Agent, error_not_answer
+from ..agent.events import LLMCallStarted
 from ..codeact import CodeAgent
 from ..errors import ConfigError
 from ..observers import json_line
 from ..planning import PlanAndExecute, Reflection
-from ..team import orchestrator
+from ..team import orchestrator, walk
 from ..rag import translate_answer
 from ..redaction import redact_text
-from .checks import check_answer, failed_results, in_question_language, tool_uses, tools_called, trajectory_ok
+from .checks import check_answer, failed_results, in_question_language, tools_called, trajectory_ok
 from .tasks import Task
 from .toolsets import TaskTools
 
@@ -129,6 +130,7 @@ class TaskOutcome:
     latency: float = 0.0
     replayed: bool = False  # its model replies came from a recording: ``latency`` is not a model's time
     sent_back: list[str] = field(default_factory=list)  # the checks that sent an answer back, in order
+    fired: list[str] = field(default_factory=list)  # the mechanisms that acted: "repeat_guard", "call:answer", ...
     stop_reason: str = "error"
     error: str | None = None
     run: str = ""  # when the evaluation began: outcomes of several runs can share a file
@@ -144,12 +146,14 @@ def run_task(llm: Any, task: Task, config: EvalConfig, tools_for: Callable[[str]
     try:
         # measured with the answer in the question's language since the suite began: the policy keeps figures comparable
         checks = {"loop_checks" if config.method in ("plan", "reflect") else "checks": config.checks()}
+        calls: list[str] = []  # the purpose of every model call but the loop's own steps: a policy that asked
+        watch = lambda e: calls.append(e.purpose) if isinstance(e, LLMCallStarted) and e.purpose != "step" else None
         agent = config.agent_class()(llm, tools_for(task.tools), answer_policies=[translate_answer] * config.translate,
-                                       **checks, **config.agent_settings())
+                                       observers=[watch], **checks, **config.agent_settings())
         result = agent.run(task.question)
         answer = redact_text(result.answer) if result.answer is not None else None
         outcome.answer, outcome.stop_reason, outcome.steps = answer, result.stop_reason, len(result.steps)
-        outcome.all_steps = len(result.steps) + sum(len(c.steps) for u in tool_uses(result) for c in u.children)
+        outcome.all_steps = sum(len(run.steps) for _, run in walk(result))
         # a failed call's error text copied as the answer is no answer, whatever words it happens to hold
         outcome.success = check_answer(answer, task.checker, tool_errors=failed_results(result))
         outcome.trajectory_ok = trajectory_ok(result, task.checker)
@@ -157,11 +161,22 @@ def run_task(llm: Any, task: Task, config: EvalConfig, tools_for: Callable[[str]
         outcome.tools_called = tools_called(result)
         outcome.replayed = any(s.replayed for s in result.steps)
         outcome.sent_back = [s.error for s in result.steps if s.kind == "rejected_answer"]
+        outcome.fired = fired(result, calls)
         outcome.prompt_tokens, outcome.completion_tokens = result.usage.prompt_tokens, result.usage.completion_tokens
     except Exception as e:  # noqa: BLE001 - one broken task must not end a run of hundreds
         outcome.error = redact_text(f"{type(e).__name__}: {e}")
     outcome.latency = round(time.perf_counter() - t0, 3)
     return outcome
+
+
+def fired(result: Any, calls: list[str]) -> list[str]:
+    """Which of the loop's mechanisms acted in ``result`` (each named once, in the order first seen): the repeat
+    guard, format repair, and each kind of extra model call (``call:answer``, ``call:translate``, ...). Counted over
+    a whole run of the suite, a mechanism that never fires can be deleted without changing a result."""
+    seen = ["repeat_guard"] * any(u.error == "repeated_action" for _, r in walk(result) for s in r.steps
+                                  for u in s.tool_uses)
+    seen += ["format_error"] * any(s.kind == "format_error" for _, r in walk(result) for s in r.steps)
+    return list(dict.fromkeys([*seen, *(f"call:{p}" for p in calls)]))
 
 
 def progress_line(outcome: TaskOutcome, done: int, total: int) -> str:
