@@ -12,13 +12,14 @@ from __future__ import annotations
 
 import datetime
 import json
+import sys
 from pathlib import Path
 
 ROOT = Path(__file__).resolve().parents[1]
+sys.path.insert(0, str(ROOT / "benchmarks"))
+from make_eval_tasks import date_forms  # noqa: E402  the suite's date spellings, one definition for every task file
 OUT = ROOT / "data" / "eval_tasks_two_domain.jsonl"
-TODAY = datetime.date(2024, 5, 20)  # evaluation.tasks.SUITE_TODAY, written out: this script imports nothing
-MONTHS = ["", "January", "February", "March", "April", "May", "June", "July", "August", "September", "October",
-          "November", "December"]
+TODAY = datetime.date(2024, 5, 20)  # evaluation.tasks.SUITE_TODAY, written out
 
 # (file in data/kb, the manual's words, the figure they give)
 FACTS = {
@@ -38,14 +39,8 @@ FACTS = {
 }
 
 
-def spellings(day: datetime.date) -> list[str]:
-    """The ways an answer may write ``day`` (the suite's date tasks accept the same four)."""
-    return [day.isoformat(), f"{day.year}年{day.month}月{day.day}日", f"{MONTHS[day.month]} {day.day}, {day.year}",
-            f"{day.month}月{day.day}日"]
-
-
 def after(start: str, fact: str) -> list[str]:
-    return spellings(datetime.date.fromisoformat(start) + datetime.timedelta(days=FACTS[fact][2]))
+    return date_forms(datetime.date.fromisoformat(start) + datetime.timedelta(days=FACTS[fact][2]))
 
 
 def tasks() -> list[dict]:

@@ -86,7 +86,8 @@ def test_a_refused_construct_is_an_observation_and_the_run_goes_on():
 
 def test_a_tool_error_stops_the_program_and_is_shown_after_what_it_printed():
     result, llm, _ = run(['Thought: t\n```python\nprint(convert_temperature(value=20, from_unit="C", to_unit="F"))\n'
-                          'print(get_weather(city="Atlantis"))\n```', "Thought: t\nFinal Answer: 20 °C is 68 °F."])
+                          'print(get_weather(city="Atlantis"))\n```', "Thought: t\nFinal Answer: 20 °C is 68 °F."],
+                             question="What is 20 °C in °F, and the weather in Atlantis?")
     uses = result.steps[0].tool_uses
     assert [(u.tool, u.ok, u.error) for u in uses] == [("convert_temperature", True, None),
                                                        ("get_weather", False, UNKNOWN_CITY.split(": ", 1)[1])]
@@ -186,7 +187,7 @@ def test_a_tool_called_again_in_a_new_program_runs_again():  # programs keep no 
 
 def test_constrained_steps_use_the_grammar_and_only_an_answer_after_a_repeat():
     again = 'Thought: again\n```python\nprint(get_weather(city="北京"))\n```'
-    result, llm, _ = run([again, again, ANSWER], llm_class=GrammarLLM)
+    result, llm, _ = run([again, again, ANSWER], llm_class=GrammarLLM, question="What is the weather in 北京 today?")
     assert [c["grammar"] for c in llm.calls] == [code_grammar(), code_grammar(), code_grammar(answer_only=True)]
     assert [c["stop"] for c in llm.calls] == [[], [], []]
     assert llm.calls[2]["messages"][-1].content == f"Observation: {BEIJING}"  # bare, as the base loop shows it

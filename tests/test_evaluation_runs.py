@@ -16,7 +16,7 @@ from handmade_agent.llm import ScriptedLLM
 
 @pytest.mark.parametrize("name", ["react", "native", "react+c", "native+c", "react+c-examples", "react-recap-guard",
                                   "native+c-guard", "react+c-examples-recap-guard",
-                                  "react+c-reanswer-translate"])
+                                  "react+c-reanswer-translate", "react+c-errors-sides"])
 def test_a_configuration_name_round_trips(name):
     assert EvalConfig.parse(name).name == name
 

@@ -25,10 +25,10 @@ from .results_answer import answer_from_results, cited, figures, results_message
 from .steps import STEP_KINDS, STOP_REASONS, RunResult, Step, ToolUse
 from .tool_errors import copies_tool_error, error_not_answer
 from .figure_check import figures_found, unfound
-from .comparison_check import like_with_like, same_quantity, wrong_way
+from .comparison_check import both_sides, like_with_like, same_quantity, wrong_way
 
 __all__ = ["AgentConfig", "Agent", "Step", "ToolUse", "RunResult", "STEP_KINDS", "STOP_REASONS", "events", "Event", "Observer",
            "emit", "complete", "check_setting", "copies_tool_error", "AnswerContext", "AnswerPolicy", "apply_policies",
-           "AnswerCheck", "DEFAULT_CHECKS", "error_not_answer", "figures_found", "unfound", "like_with_like",
+           "AnswerCheck", "DEFAULT_CHECKS", "both_sides", "error_not_answer", "figures_found", "unfound", "like_with_like",
            "same_quantity", "wrong_way",
            "refused", "answer_from_results", "results_messages", "figures", "shows", "cited"]

@@ -1,15 +1,23 @@
-"""A comparison rests on both sides' values, of the same quantity, the right way round: a final-answer check.
+"""A comparison rests on a look-up of each side, of the same quantity, the right way round: two final-answer checks.
 
-When the question compares ("Which is warmer, 北京 or 上海?", "明天上海和广州哪个更可能下雨？") and the run's tools returned
-results for two sides, the answer must give, from two results, the value of the same quantity: a high against a high, a
-chance of rain against a chance of rain. A result's
-quantities are read by code: each clause of a result ("high 30 °C", "humidity 88%") names the figures in it. And in any answer, a sentence that sets one figure against another
-("25 °C is higher than 29 °C", "25°C，比西安的29°C高") must put them the way the figures go. Either failure sends the
-answer back once with what is missing; choosing the values and the winner stays the model's. Seen on the 1.5B
-before this check: 北京's high set against 上海's low, "more humid" with no figure, "25 °C, higher than 29 °C".
-Measured on all 76 suite tasks (2026-12-06, the 1.5B, added to the default checks with ``figure_check``): it sent 6
-answers back and comparisons stayed at 2/8; the model wrote the same answer again. So it is no default check;
-chapter 09's reflection reads whole runs with ``same_quantity`` and ``wrong_way`` (docs/benchmarks.md).
+``both_sides`` (a default check, ``DEFAULT_CHECKS``): when the question and the answer both compare ("Is it hotter
+in 杭州 or in 北京?", "哈尔滨明天会比今天暖和吗？") and every figure of the answer comes from one tool result, the run looked
+up one side only; the answer goes back once, quoting that call's input and result, and the model looks up the other
+side. (The answer must compare too: a plan's step question quotes earlier findings, "higher than today", while its
+answer, a conversion, rightly rests on one result.) Traced on the 1.5B before it: one city looked up and the other's
+forecast written into a thought, "tomorrow" answered with today's low and high. Measured on all 76 suite tasks
+(2026-12-07, the 1.5B, one run against the run without it of 2026-12-06): it sent 3 answers back, all comparisons
+that compared, and 2 came back right (compare 2/8 → 4/8, the suite 54 → 56/76, no other task changed) at 1.05× the
+prompt tokens per task; on the held-out test split it sent 1 back and the score stayed 38/62
+(docs/results/both_sides.jsonl). Dates are no figures of a side ("2024-05-20" shows no 20 °C).
+
+``like_with_like``: the answer must give, from two results, the value of the same quantity (a high against a high,
+a chance of rain against a chance of rain; each clause of a result, "high 30 °C", names its figures), and a sentence
+that sets one figure against another ("25 °C is higher than 29 °C", "25°C，比西安的29°C高") must put them the way the
+figures go. Measured on all 76 suite tasks (2026-12-06, with ``figure_check``): it sent 6 answers back and
+comparisons stayed at 2/8; the model wrote the same answer again. So it is no default check; chapter 09's
+reflection reads whole runs with ``same_quantity`` and ``wrong_way`` (docs/benchmarks.md). The difference: the one
+that works asks for a tool call, which the model makes; the other asks it to reason again, which it cannot.
 
 Deliberately left out: comparisons of more than two sides, negations ("not warmer"), comparisons split over two
 sentences, and which side the answer names the winner (the evaluation's ``comparison.py`` checks that against the
@@ -24,10 +32,14 @@ from __future__ import annotations
 import re
 from typing import Any, Sequence
 
-from .results_answer import figures
+from .results_answer import figures, shows
 
 _COMPARES = re.compile(r"\b(?:warmer|hotter|colder|cooler|higher|lower|wetter|drier|more|less|which|compared?|than|"
                        r"difference)\b|比|哪个|哪天|哪里|哪座|更|还是", re.I)
+# a comparative, not just "which" or "more": the one-side check must not read "which weekday" as a comparison
+_COMPARATIVE = re.compile(r"\b(?:warmer|hotter|colder|cooler|wetter|drier|rainier|higher|lower|than|compared?|"
+                          r"(?:more|less) (?:humid|likely)|difference)\b|比|更|哪边|哪天", re.I)
+_DATE = re.compile(r"\d{4}-\d{1,2}-\d{1,2}")  # a date's digits are no figure of a side ("2024-05-20" shows no 20 °C)
 _CLAUSE = re.compile(r"[,;:，；：、]")
 _SENTENCE = re.compile(r"(?<!\d)\.(?!\d)|[。!?！？;；\n]")
 _MORE = re.compile(r"\b(?:higher|warmer|hotter|more|greater|larger|wetter|rainier)\b|高|热|暖|大|多", re.I)
@@ -82,3 +94,18 @@ def like_with_like(context: Any, answer: str) -> str | None:
     return ("Your answer does not set the same quantity side by side. For each side, give the value of the same "
             "quantity from the results above (a high against a high, a chance of rain against a chance of rain), "
             "then say which is higher.")
+
+
+def both_sides(context: Any, answer: str) -> str | None:
+    """A final-answer check: a comparison whose figures all come from one result has looked up one side only."""
+    said = figures(_DATE.sub(" ", answer))
+    # the answer must compare too: a plan's step question quotes earlier findings ("higher than today"), and its
+    # answer, a conversion, rightly rests on one result (notebook 09)
+    if not (_COMPARATIVE.search(context.question) and _COMPARATIVE.search(answer)) or len(said) < 2:
+        return None
+    sources = [r for r in dict.fromkeys(context.results) if any(shows(x, _DATE.sub(" ", r)) for x in said)]
+    if len(sources) != 1:
+        return None
+    given = dict(zip(context.results, context.inputs)).get(sources[0], "")
+    return (f"Your answer compares two sides, but all its figures come from one result (the call with input {given}): "
+            f"{sources[0]}\nLook up the other side with a tool, then give the Final Answer.")

@@ -23,13 +23,14 @@ from .config import AgentConfig
 from .native import NATIVE_SYSTEM_PROMPT
 from .policies import AnswerCheck, AnswerPolicy
 from .steps import RunResult
+from .comparison_check import both_sides
 from .tool_errors import error_not_answer
 
-# measured on all 76 suite tasks (docs/benchmarks.md, notebook 08): figures_found and like_with_like, sent back to the
-# loop, lost two forecasts and fixed no comparison on the 1.5B (54/76 without, 52/76 with), so they are not default;
-# reflection (planning/reflection.py) reads answers with them, and a caller adds them: Agent(checks=[*DEFAULT_CHECKS,
-# figures_found])
-DEFAULT_CHECKS: tuple[AnswerCheck, ...] = (error_not_answer,)
+# measured on all 76 suite tasks (docs/benchmarks.md, notebook 08): both_sides took comparisons 2/8 -> 4/8 and changed
+# nothing else; figures_found and like_with_like, sent back to the loop, lost two forecasts and fixed no comparison on
+# the 1.5B (54/76 without, 52/76 with), so they are not default; reflection (planning/reflection.py) reads answers
+# with them, and a caller adds them: Agent(checks=[*DEFAULT_CHECKS, figures_found])
+DEFAULT_CHECKS: tuple[AnswerCheck, ...] = (error_not_answer, both_sides)
 
 
 class AgentSetup:
