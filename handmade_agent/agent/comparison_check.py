@@ -6,8 +6,8 @@ up one side only; the answer goes back once, quoting that call's input and resul
 side. (The answer must compare too: a plan's step question quotes earlier findings, "higher than today", while its
 answer, a conversion, rightly rests on one result.) Traced on the 1.5B before it: one city looked up and the other's
 forecast written into a thought, "tomorrow" answered with today's low and high. Measured on all 76 suite tasks
-(2026-12-07, the 1.5B, one run against the run without it of 2026-12-06): it sent 3 answers back, all comparisons
-that compared, and 2 came back right (compare 2/8 → 4/8, the suite 54 → 56/76, no other task changed) at 1.05× the
+(2026-12-07, the 1.5B, one run against the run without it of 2026-12-06): it sent 3 answers back, all comparisons,
+and 2 came back right (compare 2/8 → 4/8, the suite 54 → 56/76, no other task changed) at 1.05× the
 prompt tokens per task; on the held-out test split it sent 1 back and the score stayed 38/62
 (docs/results/both_sides.jsonl). Dates are no figures of a side ("2024-05-20" shows no 20 °C).
 

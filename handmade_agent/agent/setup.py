@@ -19,11 +19,11 @@ from ..llm import Message
 from ..react import few_shot_messages, prompt_messages, react_grammar
 from ..tools import Tool, ToolRegistry
 from . import events as ev
+from .comparison_check import both_sides
 from .config import AgentConfig
 from .native import NATIVE_SYSTEM_PROMPT
 from .policies import AnswerCheck, AnswerPolicy
 from .steps import RunResult
-from .comparison_check import both_sides
 from .tool_errors import error_not_answer
 
 # measured on all 76 suite tasks (docs/benchmarks.md, notebook 08): both_sides took comparisons 2/8 -> 4/8 and changed
