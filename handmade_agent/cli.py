@@ -201,8 +201,8 @@ def main(argv: list[str] | None = None) -> int:
                                                 "(default: traces/ under the package's cache folder)")
     sp = sub.add_parser("eval", help="run the evaluation suite (data/eval_tasks.jsonl) and print a table")
     sp.add_argument("--configs", default="react+c,native+c,react,native",
-                    help="react|native, +c (constrained), -examples/-recap/-guard/-reanswer/-translate/-errors/-sides "
-                         "(that part off)")
+                    help="react|native, +c (constrained), -examples/-recap/-guard/-reanswer/-translate/-errors/"
+                         "-sides/-units (that part off)")
     # no argparse choices: load_tasks names the valid splits in the package's one-line error
     sp.add_argument("--split", default="suite", help="suite (default): the tasks the course is tuned on; "
                                                      "test: the held-out split, run only to report, never to tune; "

@@ -60,7 +60,8 @@ def overlap(question: str, example: str, lang: str) -> float:
 
 def test_the_overlap_measure_catches_a_paraphrase_and_passes_a_new_question():
     assert overlap("What is 12.5% of 640?", "What is 17% of 2350?", "en") == 1.0  # the same template
-    assert overlap("Today is 2024-05-01. What date is it 30 days later?", WORKED[2], "en") == 1.0
+    assert overlap("Today is 2024-05-01. What date is it 30 days later?",
+                   "Today is 2024-03-01. What date is it 45 days later?", "en") == 1.0
     assert overlap("广州明天和杭州今天哪个更干燥？", "成都明天和西安今天哪个更干燥？", "zh") >= OVERLAP_LIMIT["zh"]
     assert overlap("What is the capital of France?", WORKED[0], "en") < OVERLAP_LIMIT["en"]
     assert overlap("水的化学式是什么？", "成都明天和西安今天哪个更干燥？", "zh") == 0.0

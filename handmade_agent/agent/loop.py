@@ -168,7 +168,8 @@ class Agent(AgentSetup):
         context = AnswerContext(r.question, r.run_id, index, self.constrained, ask, tuple(u.observation for u in ok),
                                 tuple(text for text, _ in failed), tuple(name for _, name in failed),
                                 tuple(input_text(u.input) for u in ok))
-        if objection := first_objection(self.checks, context, answer, r.spent):
+        # on the last step a send-back would end the run with no answer at all: the answer stands unchecked
+        if index < self.config.max_steps and (objection := first_objection(self.checks, context, answer, r.spent)):
             r.spent.append(objection[0])
             self._emit(ev.AnswerRejected(check=objection[0], answer=answer, feedback=objection[1]), index)
             return Step(index, "rejected_answer", reply, thought, answer=None, error=objection[0],

@@ -6,7 +6,8 @@ The loop knows no course data. Code from outside plugs in two kinds of callable,
   wrong with it. The loop then sends the answer back: the message is the model's next observation, and the model
   may call tools again or answer again (the way smolagents' final-answer checks and mini-swe-agent's exceptions
   that carry feedback work). Each check sends back at most once a run; after that its verdict no longer holds the
-  answer, so a model that cannot repair never loops. Checks are asked in order and the first objection wins.
+  answer, so a model that cannot repair never loops. On the run's last step no check is asked: a send-back there
+  would end the run with no answer at all. Checks are asked in order and the first objection wins.
 - a **policy** (``Agent(answer_policies=[...])``) returns the answer rewritten (or None to keep it): chapter 06's
   ``translate_answer`` is one. Policies run in order once every check passed or was spent.
 

@@ -5,12 +5,12 @@
 (no worked examples), ``-recap`` (observations without the earlier results), ``-guard`` (a
 repeated call runs again instead of being refused), ``-reanswer`` (no second answer from the tool results),
 ``-translate`` (no translation of an answer into the question's language), and ``-errors`` (the final-answer check
-``error_not_answer`` of ``agent.DEFAULT_CHECKS`` off), ``-sides`` (the check ``both_sides`` off).
-A prefix runs the loop inside a chapter-09 method: ``plan+react+c`` plans first (``planning.PlanAndExecute``),
-``reflect+react+c`` checks the answer by code and retries once (``planning.Reflection``); ``team+react+c`` is
-chapter 11's orchestrator, the tools split into specialists (``team.orchestrator``). ``code`` and ``code+c``
-run ``codeact.CodeAgent`` (a program over the tools per step; ``-recap`` does not apply to it, nor a method prefix:
-those build a plain ``Agent``). ``run_task`` never raises for a task: an exception becomes a failed outcome
+``error_not_answer`` of ``agent.DEFAULT_CHECKS`` off), ``-sides`` (the check ``both_sides`` off), ``-units``
+(``asked_unit`` off). A prefix runs the loop inside a chapter-09 method: ``plan+react+c`` plans first
+(``planning.PlanAndExecute``), ``reflect+react+c`` checks the answer by code and retries once
+(``planning.Reflection``); ``team+react+c`` is chapter 11's orchestrator, the tools split into specialists
+(``team.orchestrator``). ``code`` and ``code+c`` run ``codeact.CodeAgent`` (a program over the tools per step;
+``-recap`` does not apply to it, nor a method prefix: those build a plain ``Agent``). ``run_task`` never raises for a task: an exception becomes a failed outcome
 carrying its text. ``evaluate`` appends each outcome to a JSONL file as soon as it exists, so an interrupted run
 keeps what it did. Every configuration's agent runs the answer policy ``rag.translate_answer`` (unless
 ``-translate``), as the suite did when its figures were measured.
@@ -19,7 +19,7 @@ Deliberately left out: running tasks in parallel (one model, two CPU cores) and 
 failed task.
 
     >>> parse_configs("react+c,native-guard")[1]
-    EvalConfig(strategy='native', constrained=False, few_shot=True, recap_results=True, repeat_guard=False, results_answer=True, translate=True, errors=True, sides=True, max_steps=6, method='loop')
+    EvalConfig(strategy='native', constrained=False, few_shot=True, recap_results=True, repeat_guard=False, results_answer=True, translate=True, errors=True, sides=True, units=True, max_steps=6, method='loop')
 """
 from __future__ import annotations
 
@@ -31,7 +31,7 @@ from dataclasses import asdict, dataclass, field
 from pathlib import Path
 from typing import Any, Callable, Iterable
 
-from ..agent import Agent, both_sides, error_not_answer
+from ..agent import Agent, asked_unit, both_sides, error_not_answer
 from ..agent.events import LLMCallStarted
 from ..codeact import CodeAgent
 from ..errors import ConfigError
@@ -45,14 +45,16 @@ from .tasks import Task
 from .toolsets import TaskTools
 
 SUFFIXES = {"-examples": "few_shot", "-recap": "recap_results", "-guard": "repeat_guard",
-            "-reanswer": "results_answer", "-translate": "translate", "-errors": "errors", "-sides": "sides"}
-CHECKS = {"errors": error_not_answer, "sides": both_sides}  # DEFAULT_CHECKS, each with the suffix that switches it off
+            "-reanswer": "results_answer", "-translate": "translate", "-errors": "errors", "-sides": "sides",
+            "-units": "units"}
+# DEFAULT_CHECKS, each with the suffix that switches it off
+CHECKS = {"errors": error_not_answer, "sides": both_sides, "units": asked_unit}
 METHODS = {"loop": Agent, "plan": PlanAndExecute, "reflect": Reflection, "team": orchestrator}
 _NAME = re.compile(r"^(?:(plan|reflect|team)\+)?(react|native|code)(\+c)?"
-                   r"((?:-examples|-recap|-guard|-reanswer|-translate|-errors|-sides)*)$")
+                   r"((?:-examples|-recap|-guard|-reanswer|-translate|-errors|-sides|-units)*)$")
 VALID_FORMS = ("optionally plan+, reflect+ or team+, then react | native (or code, the code-as-action agent, without a "
                "prefix), then +c for constrained decoding, then any of -examples -recap -guard -reanswer -translate "
-               "-errors -sides (each switches that part off), e.g. react+c, native, react+c-examples, react-recap-guard, "
+               "-errors -sides -units (each switches that part off), e.g. react+c, native, react+c-examples, react-recap-guard, "
                "plan+react+c, code+c")
 
 
@@ -68,6 +70,7 @@ class EvalConfig:
     translate: bool = True  # the answer policy rag.translate_answer (not an agent setting)
     errors: bool = True     # the final-answer check error_not_answer (CHECKS; code, not an agent setting)
     sides: bool = True      # the final-answer check both_sides (CHECKS)
+    units: bool = True      # the final-answer check asked_unit (CHECKS)
     max_steps: int = 6
     method: str = "loop"  # or "plan", "reflect": the loop inside a chapter-09 method; "team": chapter 11's
 

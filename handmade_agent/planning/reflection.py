@@ -2,7 +2,7 @@
 
 ``Reflection(llm, tools).run(question)`` runs the chapter-03 loop, then each check in ``CHECKS`` — plain functions
 ``check(question, result) -> problem or None`` that read the run's own records, no model: an answer exists; every
-figure in it comes from the question or a tool's result; a unit the question asks for is named; a comparison names
+figure in it comes from the question or a tool's result; a unit the question asks for has a figure; a comparison names
 the same quantity for each side (a high against a high) and sets figures against each other the way they go; the
 answer is in the question's script. The figure and comparison readers are the loop's own final-answer checks'
 (``agent/figure_check.py``, ``agent/comparison_check.py``), asked here of a whole run. On a problem the question goes to a fresh agent once
@@ -22,14 +22,13 @@ import re
 import time
 from typing import Any, Callable, Iterable
 
-from ..agent import Agent, RunResult, refused, same_quantity, unfound, wrong_way
+from ..agent import Agent, RunResult, missing_units, refused, same_quantity, unfound, wrong_way
 from ..agent import events as ev
 from ..rag import answer_script, needs_translation
 from ..tools import ToolRegistry
 from .plan import merged_result
 
 Check = Callable[[str, RunResult], "str | None"]
-_UNITS = {"°F": r"fahrenheit|°f|华氏", "K": r"kelvin|开尔文|(?<![a-z])k(?![a-z])", "°C": r"celsius|°c|摄氏"}
 _COMPARES = re.compile(r"\b(?:which|warmer|colder|hotter|higher|lower|more|less|compare)\b|哪|更|比较", re.I)
 
 
@@ -55,11 +54,9 @@ def grounded_figures(question: str, result: RunResult) -> str | None:
 
 
 def unit_named(question: str, result: RunResult) -> str | None:
-    answer = (result.answer or "").lower()
-    for unit, pattern in _UNITS.items():
-        if re.search(pattern, question.lower()) and not re.search(pattern, answer):
-            return f"the question asks for {unit}; give the figure with that unit"
-    return None
+    """A unit the question names (°F, K: the loop's ``asked_unit`` reader) has a figure in the answer."""
+    missing = missing_units(question, result.answer or "")
+    return f"the question asks for {missing[0]}; give the figure with that unit" if missing else None
 
 
 def both_sides(question: str, result: RunResult) -> str | None:
