@@ -11,6 +11,7 @@ from handmade_agent.memory import ConversationMemory, memory_from_dict, message_
 from handmade_agent.storage import SQLiteStore
 from handmade_agent.storage import load_state, save_state
 from handmade_agent.memory import SummaryMemory
+from handmade_agent.redaction import redact
 
 FAST = settings(max_examples=60, deadline=None, suppress_health_check=[HealthCheck.function_scoped_fixture])
 
@@ -32,7 +33,14 @@ limits = st.none() | st.integers(min_value=0, max_value=400)
 @FAST
 @given(data=st.dictionaries(st.text(max_size=10), json_data, max_size=6))
 def test_any_json_state_saved_is_loaded_back_equal(tmp_path, data):
-    assert load_state(save_state(data, tmp_path / "s.json")) == data
+    # saved state is redacted by design ({"TOKEN": "0"} is saved as [REDACTED]), so what comes back is the redacted data
+    assert load_state(save_state(data, tmp_path / "s.json")) == redact(data)
+
+
+def test_a_credential_named_key_is_saved_redacted_and_everything_else_as_it_was(tmp_path):
+    data = {"": {"TOKEN": "0"}, "max_tokens": 5, "note": "plain"}
+    assert load_state(save_state(data, tmp_path / "s.json")) == {"": {"TOKEN": "[REDACTED]"}, "max_tokens": 5,
+                                                                  "note": "plain"}
 
 
 @FAST
