@@ -38,11 +38,8 @@ def test_weather_comparison_looks_up_each_city_for_its_own_day(comparison):
     assert ("北京", "tomorrow") in asked and ("上海", "today") in asked, asked
 
 
-@pytest.mark.xfail(strict=True, reason=(
-    "the 1.5B gathers both forecasts, then calls days_between on invented dates; its answer then either ignores the "
-    "figures ('Tomorrow's weather in 北京 is 1 day earlier than today's in 上海.', 2026-12-03) or sets 北京's high "
-    "against 上海's low ('24°C, while … Shanghai today is 18°C', cold run 2026-12-05). strict: the day its answer "
-    "states both highs, this marker goes"))
+# was an expected failure until 2026-12-07 (days_between on invented dates, then 北京's high against 上海's low); with
+# the English plain forecast example the 1.5B makes no extra call and its answer sets 24 °C against 23 °C
 def test_weather_comparison_answer_states_both_highs(comparison):
     assert comparison.stop_reason == "final_answer"
     assert "24" in comparison.answer and "23" in comparison.answer  # 北京 tomorrow's high, 上海 today's high
