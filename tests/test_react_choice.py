@@ -7,7 +7,7 @@ import re
 from handmade_agent.agent import Agent
 from handmade_agent.evaluation.tasks import load_tasks
 from handmade_agent.llm import ScriptedLLM
-from handmade_agent.react.choice import bigrams, choose_examples
+from handmade_agent.react.choice import bigrams, choose_examples, days_named
 from handmade_agent.react.examples import EXAMPLES, GENERIC, NO_TOOL, REFUSED
 from handmade_agent.toolbox import default_registry, make_date_tools
 
@@ -97,3 +97,31 @@ def test_the_agent_sends_the_refused_example_before_the_tool_examples():
     closest = choose_examples("Is flight CA981 on time?", TOOLS)[0]
     refused, tool_example = sent.index(REFUSED[0].question), sent.index(closest.question)
     assert refused < tool_example  # the closest tool example stays next to the question
+
+
+
+def days_of(example) -> set[str]:
+    return {v for c in example.calls for v in c.args.values() if v in ("today", "tomorrow")}
+
+
+def test_the_closest_example_gives_way_to_one_of_the_same_script_and_tools_on_the_question_s_day():
+    # notebook 09: handed a look-up of Kunming *today*, plan-and-execute's step "Get tomorrow's weather" looked up today
+    first = choose_examples("Get tomorrow's weather in 上海", TOOLS)[0]
+    assert [c.tool for c in first.calls] == ["get_weather"] and days_of(first) == {"tomorrow"}
+    assert first.question.isascii()  # an English question keeps an English example
+    first = choose_examples("Get today's weather in 上海", TOOLS)[0]
+    assert [c.tool for c in first.calls] == ["get_weather"] and days_of(first) == {"today"}
+
+
+def test_without_such_an_example_the_closest_one_stays():
+    from handmade_agent.react.choice import _same_day
+    dry = next(e for e in EXAMPLES if e.question == "兰州和拉萨明天哪个更干燥？")
+    warm = next(e for e in EXAMPLES if e.question.startswith("厦门 or 青岛"))
+    assert _same_day(dry, [dry, warm], {"today"}) is dry  # the other script's comparison does not replace it
+    assert _same_day(dry, [dry, warm], {"tomorrow"}) is dry and _same_day(warm, [dry, warm], {"today"}) is warm
+
+
+def test_a_question_naming_no_day_or_both_days_keeps_the_closest_examples():
+    for question in ("What is the weather like in Xi'an?", "武汉今天和明天的最高气温分别是多少？"):
+        assert choose_examples(question, TOOLS)[0].calls[0].tool == "get_weather"
+    assert days_named("Will it rain?") == set() and days_named("今天和明天") == {"today", "tomorrow"}

@@ -37,6 +37,12 @@ def test_an_answer_that_leaves_one_side_out_is_written_again_from_the_results():
     assert result.steps[-1].answer == result.answer and "27 °C." in result.steps[-1].reply
 
 
+def test_a_second_answer_that_sets_the_figures_the_wrong_way_round_is_not_kept():
+    # traced on the 1.5B (suite task compare-18): the loop named the right city, the fresh call put 25 °C above 29 °C
+    result, llm = run("北京 is warmer: 27 °C.", "上海 is warmer: 23 °C in 上海 is higher than 27 °C in 北京.")
+    assert result.answer == "北京 is warmer: 27 °C." and llm.remaining == 0
+
+
 def test_an_answer_citing_both_results_costs_no_second_call():
     result, llm = run("北京 is warmer: 27 °C against 23 °C.")
     assert result.answer == "北京 is warmer: 27 °C against 23 °C." and llm.remaining == 0 and len(llm.calls) == 3

@@ -32,7 +32,7 @@ from __future__ import annotations
 import re
 from typing import Any, Sequence
 
-from .results_answer import figures, shows
+from .figure_reading import figures, shows
 
 _COMPARES = re.compile(r"\b(?:warmer|hotter|colder|cooler|higher|lower|wetter|drier|more|less|which|compared?|than|"
                        r"difference)\b|比|哪个|哪天|哪里|哪座|更|还是", re.I)

@@ -28,7 +28,7 @@ import math
 import re
 from typing import Any
 
-from .results_answer import shows
+from .figure_reading import shows
 
 # a figure that stands alone: not part of a name such as H2O, T4 or E-17
 _FIGURE = re.compile(r"(?<![A-Za-z\d.\-])-?\d+(?:\.\d+)?(?![A-Za-z]?\d)(?![A-Za-z])|(?<=[^\x00-\x7f])-?\d+(?:\.\d+)?")

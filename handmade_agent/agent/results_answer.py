@@ -8,8 +8,9 @@ sides more often (2/4). So ``answer_from_results``, an answer policy (``policies
 two or more results and the answer gives a figure from fewer than two of them and none of its own. An answer with a
 figure no result shows is left alone: asked for 24 °C in °F after a forecast and no conversion, the loop wrote
 "75.2 °F" itself, and the answer from the results alone lost it. It keeps the loop's answer when that
-call fails, gives up (``refusals.py``) where the loop's answer did not, or states a figure that neither the question
-nor a result shows. The new answer is the model's; code only decides when to ask and whether to keep it.
+call fails, gives up (``refusals.py``) where the loop's answer did not, states a figure that neither the question
+nor a result shows, or sets two figures the wrong way round (``comparison_check.wrong_way``: asked which of 成都 25 °C
+and 西安 29 °C is higher, the loop answered 西安 and the fresh call "25°C in Chengdu, which is higher than the 29°C"). The new answer is the model's; code only decides when to ask and whether to keep it.
 
 Deliberately left out: asking after every run (a forecast converted to °F already cites both results, and each call
 is one more prefill), showing the loop's thoughts (what the fresh call gains is not seeing them), and reading dates
@@ -20,13 +21,12 @@ apart from figures (a result's "2024-04-01" shows a 1, so "1 day earlier" counts
 """
 from __future__ import annotations
 
-import bisect
 import math
-import re
-from functools import lru_cache
-from typing import Any, Callable, Sequence
+from typing import Any, Sequence
 
 from ..llm import Message
+from .comparison_check import wrong_way
+from .figure_reading import near, figures, shows
 from .refusals import refused
 
 ANSWER_SYSTEM = (
@@ -35,38 +35,12 @@ ANSWER_SYSTEM = (
     "have already run: write the answer itself, never which tool you would use. Answer in the language of the "
     "question, in one or two sentences. If the results do not answer the question, say that you cannot answer it "
     "with your tools.")
-_NUMBER = re.compile(r"(?<![\d.])-?\d+(?:\.\d+)?")
 
 
 def results_messages(question: str, results: Sequence[str]) -> list[Message]:
     """The answering call's conversation: the rules, then the question and one line per result."""
     lines = "\n".join(f"- {r}" for r in results)
     return [Message("system", ANSWER_SYSTEM), Message("user", f"Question: {question}\n\nResults:\n{lines}")]
-
-
-def figures(text: str) -> list[float]:
-    """The numbers in ``text`` (thousands separators dropped)."""
-    return [float(x) for x in _NUMBER.findall((text or "").replace(",", "").replace("，", ""))]
-
-
-def shows(x: float, source: str) -> bool:
-    """Does ``source`` show the figure ``x``, as given or rounded to a whole number or one decimal?"""
-    return _shown_in(source)(x)
-
-
-@lru_cache(maxsize=8)  # a check asks about one run's sources many times over
-def _shown_in(source: str) -> Callable[[float], bool]:
-    """``shows(·, source)``, with the source's figures read once for every figure asked about, not once per figure
-    (8,000 figures took 57 s). It answers as the plain reading does; a figure too large for a float shows nothing."""
-    ys = [y for y in figures(source) if math.isfinite(y)]
-    ordered, rounded = sorted(ys), {round(y) for y in ys} | {round(y, 1) for y in ys}
-    return lambda x: x in rounded or _near(ordered, x)
-
-
-def _near(ordered: list[float], v: float) -> bool:
-    """Is a number of the sorted ``ordered`` within 0.051 of ``v``? (only the nearest on each side can be)"""
-    i = bisect.bisect_left(ordered, v)
-    return any(abs(v - y) < 0.051 for y in ordered[max(i - 1, 0):i + 1])
 
 
 def grounded(answer: str, sources: str) -> bool:
@@ -80,7 +54,7 @@ def cited(answer: str, results: Sequence[str]) -> int:
     ordered, exact = sorted(said), set(said)
 
     def said_of(y: float) -> bool:  # does the answer give a figure that ``y`` shows? (``shows`` turned round)
-        return math.isfinite(y) and (round(y) in exact or round(y, 1) in exact or _near(ordered, y))
+        return math.isfinite(y) and (round(y) in exact or round(y, 1) in exact or near(ordered, y))
     return sum(any(said_of(y) for y in figures(r)) for r in results)
 
 
@@ -91,6 +65,6 @@ def answer_from_results(context: Any, answer: str) -> str | None:
         return None
     c = context.ask(results_messages(context.question, context.results), purpose="answer", max_tokens=160)
     new = (c.text or "").strip() if c is not None else ""
-    if not new or (refused(new) and not refused(answer)) or not grounded(new, sources):
+    if not new or (refused(new) and not refused(answer)) or not grounded(new, sources) or wrong_way(new):
         return None
     return new
