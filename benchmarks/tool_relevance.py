@@ -26,14 +26,15 @@ that none answers of each set.
 Compare with the model's first-token signal, measured the same way (docs/benchmarks.md): the log-probability
 margin of starting the thought with " No" rather than " Plan" reached AUC 0.649 on the unfamiliar set.
 
-Deliberately left out: tuning a threshold. The gate is built as an opt-in for narrow tools
-(``agent.tool_fit``, measured by ``unfamiliar_tools.py --configs react+c+fit``), not a default (docs/benchmarks.md).
+Deliberately left out: building the gate (see docs/benchmarks.md for why), tuning a threshold.
 """
 from __future__ import annotations
 
 import json
 import sys
 from pathlib import Path
+
+import numpy as np
 
 ROOT = Path(__file__).resolve().parent.parent
 sys.path.insert(0, str(ROOT))
@@ -86,16 +87,31 @@ def report(name: str, embedder, items: list[tuple[str, list[str], bool]], thresh
 
 
 class ModelFit:
-    """The local model's fit score (``agent.tool_fit.ToolFit``) on tool texts, read by ``report`` like an embedder."""
+    """The local model's fit score, exposed as an embedder-like object so ``report`` reads it the same way."""
     model_id = "local model, log-probability gain"
 
     def __init__(self) -> None:
-        from handmade_agent.agent.tool_fit import ToolFit
-        self.fit = ToolFit()
+        from llama_cpp import Llama
+
+        from handmade_agent.local.files import find_model
+        # logits for every position are needed; a context of its own keeps that (and its memory) small
+        self.llama = Llama(str(find_model(fetch=False)), n_ctx=512, n_batch=256, n_threads=2, logits_all=True,
+                           verbose=False)
+
+    def logprob(self, prefix: str, text: str) -> float:
+        head = self.llama.tokenize(prefix.encode(), add_bos=False)
+        tokens = self.llama.tokenize(f"{prefix} {text}".encode(), add_bos=False)
+        self.llama.reset()
+        self.llama.eval(tokens)
+        logits = np.asarray(self.llama.scores[:len(tokens)], dtype=np.float64)
+        rows = logits[len(head) - 1:len(tokens) - 1]
+        top = rows.max(axis=1, keepdims=True)
+        logz = (top + np.log(np.exp(rows - top).sum(axis=1, keepdims=True)))[:, 0]
+        return float((rows[np.arange(len(rows)), tokens[len(head):]] - logz).sum())
 
     def scores(self, question: str, texts: list[str]) -> list[float]:
-        alone = self.fit.logprob("A question:", question)
-        return [self.fit.logprob(f"Tool: {t}\nA question this tool answers:", question) - alone for t in texts]
+        alone = self.logprob("A question:", question)
+        return [self.logprob(f"Tool: {t}\nA question this tool answers:", question) - alone for t in texts]
 
 
 def main(argv: list[str]) -> None:

@@ -18,8 +18,7 @@ with the package defaults. Scored by code:
   A tool that would answer after all (``answered_by`` in the data: an article summary for the Mona Lisa) is
   never offered with such a question.
 
-Configs: ``react`` / ``native`` (protocol), ``+c`` for grammar-constrained decoding, ``+fit`` to offer only the tools
-the model's own fit score keeps (``agent.tool_fit``; none kept, the step can only answer). ``--limit N`` takes
+Configs: ``react`` / ``native`` (protocol), ``+c`` for grammar-constrained decoding. ``--limit N`` takes
 the first N tool questions and N/2 no-tool questions (a full run is a few minutes per config).
 """
 from __future__ import annotations
@@ -34,7 +33,6 @@ ROOT = Path(__file__).resolve().parent.parent
 sys.path.insert(0, str(ROOT))
 
 from handmade_agent.agent import Agent  # noqa: E402
-from handmade_agent.agent.tool_fit import ToolFit, fitting_tools  # noqa: E402
 from handmade_agent.tools import Tool  # noqa: E402
 
 DATA = ROOT / "data" / "unfamiliar_tools.json"
@@ -84,14 +82,11 @@ def offers(data: dict, seed: int) -> list[tuple[str, list[dict], dict | None]]:
 
 
 def run(llm, config: str, items: list) -> dict:
-    strategy, *switches = config.split("+")
-    constrained, fit = "c" in switches, ToolFit() if "fit" in switches else None
+    strategy, constrained = config.split("+")[0], config.endswith("+c")
     score = {"readable": 0, "calls": 0, "call_n": 0, "refusals": 0, "refusal_n": 0, "seconds": 0.0}
     for question, offered, expected in items:
         t0 = time.perf_counter()
-        tools = [make_tool(s) for s in offered]
-        tools = list(fitting_tools(question, tools, fit)) if fit else tools  # +fit: only the tools the model finds fit
-        agent = Agent(llm, tools, strategy=strategy, constrained=constrained, max_steps=1)
+        agent = Agent(llm, [make_tool(s) for s in offered], strategy=strategy, constrained=constrained, max_steps=1)
         step = agent.run(question).steps[0]
         score["seconds"] += time.perf_counter() - t0
         score["readable"] += step.kind in ("action", "final_answer")

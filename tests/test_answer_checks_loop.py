@@ -143,6 +143,8 @@ def test_the_one_side_check_leaves_two_sides_non_comparisons_and_dates_alone():
         question, results, inputs = QUESTION, tuple(WEATHER.values()), ('{"city": "成都"}', '{"city": "西安"}')
     assert both_sides(Run, "西安 29 °C，成都 25 °C：西安更热。") is None  # a figure from each result
     assert both_sides(Run, "西安更热。") is None  # no figures: nothing read as one side
+    assert both_sides(Run, "西安最高 29 °C，比成都高 4 °C。") is None  # 4 = 29 - 25: the difference rests on both
+    assert "one result" in both_sides(Run, "西安最高 29 °C，比成都高 3 °C。")  # 3 is no difference of the two
     assert "one result" in both_sides(Run, "成都 17 °C 到 25 °C，西安更热。")
     Run.results, Run.inputs = (WEATHER["成都"], "2024-05-29 + 1 days = 2024-05-30"), ('{"city": "成都"}', "{}")
     assert "one result" in both_sides(Run, "成都 17 °C 到 25 °C，西安更热。")  # a date shows no 29 or 30 °C of a side

@@ -9,7 +9,9 @@ forecast written into a thought, "tomorrow" answered with today's low and high. 
 (2026-12-07, the 1.5B, one run against the run without it of 2026-12-06): it sent 3 answers back, all comparisons,
 and 2 came back right (compare 2/8 → 4/8, the suite 54 → 56/76, no other task changed) at 1.05× the
 prompt tokens per task; on the held-out test split it sent 1 back and the score stayed 38/62
-(docs/results/both_sides.jsonl). Dates are no figures of a side ("2024-05-20" shows no 20 °C).
+(docs/results/both_sides.jsonl). Dates are no figures of a side ("2024-05-20" shows no 20 °C), and a figure that is
+the difference of the two sides' figures counts as resting on both: "24 °C, which is 1 °C higher than 上海 today"
+after highs of 24 and 23 °C was sent back, and the retry answered the wrong way (notebook 03, 2026-12-07).
 
 ``like_with_like``: the answer must give, from two results, the value of the same quantity (a high against a high,
 a chance of rain against a chance of rain; each clause of a result, "high 30 °C", names its figures), and a sentence
@@ -103,9 +105,19 @@ def both_sides(context: Any, answer: str) -> str | None:
     # answer, a conversion, rightly rests on one result (notebook 09)
     if not (_COMPARATIVE.search(context.question) and _COMPARATIVE.search(answer)) or len(said) < 2:
         return None
-    sources = [r for r in dict.fromkeys(context.results) if any(shows(x, _DATE.sub(" ", r)) for x in said)]
-    if len(sources) != 1:
+    results = [_DATE.sub(" ", r) for r in dict.fromkeys(context.results)]
+    sources = [r for r in results if any(shows(x, r) for x in said)]
+    if len(sources) != 1 or difference(said, sources[0], [r for r in results if r != sources[0]]):
         return None
-    given = dict(zip(context.results, context.inputs)).get(sources[0], "")
+    source = next(r for r in dict.fromkeys(context.results) if _DATE.sub(" ", r) == sources[0])
+    given = dict(zip(context.results, context.inputs)).get(source, "")
     return (f"Your answer compares two sides, but all its figures come from one result (the call with input {given}): "
-            f"{sources[0]}\nLook up the other side with a tool, then give the Final Answer.")
+            f"{source}\nLook up the other side with a tool, then give the Final Answer.")
+
+
+def difference(said: list[float], source: str, others: list[str]) -> bool:
+    """Is a figure of the answer that ``source`` does not show the difference of one of its figures and another
+    result's ("24 °C, 1 °C higher than 上海" after highs of 24 and 23 °C)? Then the answer rests on both sides."""
+    mine = figures(source)
+    return any(abs(abs(a - b) - x) < 0.051 for x in said if not shows(x, source)
+               for a in mine for other in others for b in figures(other))
