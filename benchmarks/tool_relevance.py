@@ -16,25 +16,24 @@ threshold. Printed per data set and embedder:
   questions it would wrongly stop;
 * the tool questions that score lowest (what a gate would break first).
 
-``--model`` scores with the local model instead of an embedder: how much a tool's description raises the
-probability of the question, log P(question | "Tool: <name: description>\nA question this tool answers:")
-minus log P(question | "A question:"), summed over the question's tokens (pointwise mutual information; two
-forward passes per question and tool, in a small context of its own; about 4 s per unfamiliar-tool question and
-20 s per suite task on the 1.5B). ``--limit N`` keeps the first N questions some tool answers and the first N/2
-that none answers of each set.
+``--model`` scores with the local model instead of an embedder (``agent.ToolFit``, the opt-in gate's score): how
+much a tool's description raises the probability of the question, log P(question | "Tool: <name: description>\nA
+question this tool answers:") minus log P(question | "A question:"), summed over the question's tokens (pointwise
+mutual information; one forward pass per question and tool and one more per question, in a small context of its
+own; about 4 s per unfamiliar-tool question and 20 s per suite task on the 1.5B). ``--limit N`` keeps the first N
+questions some tool answers and the first N/2 that none answers of each set.
 
 Compare with the model's first-token signal, measured the same way (docs/benchmarks.md): the log-probability
 margin of starting the thought with " No" rather than " Plan" reached AUC 0.649 on the unfamiliar set.
 
-Deliberately left out: building the gate (see docs/benchmarks.md for why), tuning a threshold.
+Deliberately left out: the gate itself (``agent.tool_fit.fit_gate``, measured by ``unfamiliar_tools.py --configs
+react+c+fit``), tuning a threshold.
 """
 from __future__ import annotations
 
 import json
 import sys
 from pathlib import Path
-
-import numpy as np
 
 ROOT = Path(__file__).resolve().parent.parent
 sys.path.insert(0, str(ROOT))
@@ -87,31 +86,16 @@ def report(name: str, embedder, items: list[tuple[str, list[str], bool]], thresh
 
 
 class ModelFit:
-    """The local model's fit score, exposed as an embedder-like object so ``report`` reads it the same way."""
+    """The local model's fit score (``agent.ToolFit``), read as an embedder-like object by ``report``."""
     model_id = "local model, log-probability gain"
 
     def __init__(self) -> None:
-        from llama_cpp import Llama
-
-        from handmade_agent.local.files import find_model
-        # logits for every position are needed; a context of its own keeps that (and its memory) small
-        self.llama = Llama(str(find_model(fetch=False)), n_ctx=512, n_batch=256, n_threads=2, logits_all=True,
-                           verbose=False)
-
-    def logprob(self, prefix: str, text: str) -> float:
-        head = self.llama.tokenize(prefix.encode(), add_bos=False)
-        tokens = self.llama.tokenize(f"{prefix} {text}".encode(), add_bos=False)
-        self.llama.reset()
-        self.llama.eval(tokens)
-        logits = np.asarray(self.llama.scores[:len(tokens)], dtype=np.float64)
-        rows = logits[len(head) - 1:len(tokens) - 1]
-        top = rows.max(axis=1, keepdims=True)
-        logz = (top + np.log(np.exp(rows - top).sum(axis=1, keepdims=True)))[:, 0]
-        return float((rows[np.arange(len(rows)), tokens[len(head):]] - logz).sum())
+        from handmade_agent.agent import ToolFit
+        self.fit = ToolFit()
 
     def scores(self, question: str, texts: list[str]) -> list[float]:
-        alone = self.logprob("A question:", question)
-        return [self.logprob(f"Tool: {t}\nA question this tool answers:", question) - alone for t in texts]
+        alone = self.fit.logprob("A question:", question)
+        return [self.fit.logprob(f"Tool: {t}\nA question this tool answers:", question) - alone for t in texts]
 
 
 def main(argv: list[str]) -> None:

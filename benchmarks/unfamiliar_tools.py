@@ -1,6 +1,6 @@
 """Tools the course never saw: does the agent write a readable step, the right call, or refuse when none fits?
 
-    python benchmarks/unfamiliar_tools.py [--configs react+c,react,native+c,native] [--limit N] [--seed 0]
+    python benchmarks/unfamiliar_tools.py [--configs react+c,react,native+c,native] [--limit N] [--seed 0] [--split test]
 
 ``data/unfamiliar_tools.json`` holds tool definitions (JSON Schemas in varied domains, none from the
 course's toolbox or worked examples), each with one question and the call it expects, and questions
@@ -18,8 +18,13 @@ with the package defaults. Scored by code:
   A tool that would answer after all (``answered_by`` in the data: an article summary for the Mona Lisa) is
   never offered with such a question.
 
-Configs: ``react`` / ``native`` (protocol), ``+c`` for grammar-constrained decoding. ``--limit N`` takes
-the first N tool questions and N/2 no-tool questions (a full run is a few minutes per config).
+Configs: ``react`` / ``native`` (protocol), ``+c`` for grammar-constrained decoding, ``+fit`` to put the model's own
+fit gate in front (``agent.tool_fit.fit_gate``: every tool when one scores above 0, else none, so the step can only
+answer; above 2 the step must call a tool), ``+none`` for its first half alone. ``--limit N`` takes the first N tool
+questions and N/2 no-tool questions (a full run is a few minutes per config). ``--split test`` runs
+``data/unfamiliar_tools_test.json`` instead: 20 tools and 10 no-tool questions written after the fit gate's thresholds
+were read off the main set, run only to report. ``--log FILE`` writes each question's offered tools, fit scores and
+step as JSON lines.
 """
 from __future__ import annotations
 
@@ -32,10 +37,11 @@ from pathlib import Path
 ROOT = Path(__file__).resolve().parent.parent
 sys.path.insert(0, str(ROOT))
 
-from handmade_agent.agent import Agent  # noqa: E402
+from handmade_agent.agent import Agent, ToolFit, fit_gate  # noqa: E402
 from handmade_agent.tools import Tool  # noqa: E402
 
 DATA = ROOT / "data" / "unfamiliar_tools.json"
+TEST_DATA = ROOT / "data" / "unfamiliar_tools_test.json"  # held out: never tuned on
 
 
 def norm(value):
@@ -81,12 +87,25 @@ def offers(data: dict, seed: int) -> list[tuple[str, list[dict], dict | None]]:
     return out
 
 
-def run(llm, config: str, items: list) -> dict:
-    strategy, constrained = config.split("+")[0], config.endswith("+c")
+class LoggedFit(ToolFit):
+    """The fit score, remembering the last question's scores for the log."""
+    last: dict = {}
+
+    def scores(self, question, tools):
+        self.last = super().scores(question, tools)
+        return self.last
+
+
+def run(llm, config: str, items: list, log=None) -> dict:
+    strategy, *switches = config.split("+")
+    constrained, fit = "c" in switches, LoggedFit() if {"fit", "none"} & set(switches) else None
+    act_above = float("inf") if "none" in switches else 2.0
     score = {"readable": 0, "calls": 0, "call_n": 0, "refusals": 0, "refusal_n": 0, "seconds": 0.0}
     for question, offered, expected in items:
         t0 = time.perf_counter()
-        agent = Agent(llm, [make_tool(s) for s in offered], strategy=strategy, constrained=constrained, max_steps=1)
+        tools = [make_tool(s) for s in offered]
+        gate = fit_gate(question, tools, fit, act_above=act_above) if fit else {"tools": tools}
+        agent = Agent(llm, strategy=strategy, constrained=constrained, max_steps=1, **gate)
         step = agent.run(question).steps[0]
         score["seconds"] += time.perf_counter() - t0
         score["readable"] += step.kind in ("action", "final_answer")
@@ -101,6 +120,11 @@ def run(llm, config: str, items: list) -> dict:
         seen = f"{step.tool} {json.dumps(step.input, ensure_ascii=False)}" if step.tool_uses else \
             f"{step.kind}: {step.answer or ''}"
         print(f"  {config:<9} {'ok ' if ok else 'BAD'} {question[:60]:<60} -> {seen[:90]}", flush=True)
+        if log:
+            log.write(json.dumps({"config": config, "question": question, "ok": bool(ok),
+                                  "offered": [s["name"] for s in offered], "kept": list(agent.tools.names()),
+                                  "scores": fit.last if fit else None, "step": seen}, ensure_ascii=False) + "\n")
+            log.flush()
     return score
 
 
@@ -115,14 +139,15 @@ def main(argv: list[str]) -> None:
 
     configs = option("--configs", "react+c,react,native+c,native").split(",")
     limit, seed = int(option("--limit", "0")), int(option("--seed", "0"))
-    data = json.loads(DATA.read_text(encoding="utf-8"))
+    data = json.loads((TEST_DATA if option("--split", "") == "test" else DATA).read_text(encoding="utf-8"))
     items = offers(data, seed)
     calls, nones = [i for i in items if i[2]], [i for i in items if not i[2]]
     if limit:
         calls, nones = calls[:limit], nones[:max(1, limit // 2)]
     llm, table = LocalLLM(), {}
+    log = open(option("--log", ""), "w", encoding="utf-8") if "--log" in argv else None
     for config in configs:
-        table[config] = run(llm, config, calls + nones)
+        table[config] = run(llm, config, calls + nones, log)
     print(f"\n{'config':<10}{'readable':>12}{'right call':>14}{'right refusal':>16}{'s/question':>12}")
     for config, s in table.items():
         n = s["call_n"] + s["refusal_n"]

@@ -148,6 +148,10 @@ def test_the_one_side_check_leaves_two_sides_non_comparisons_and_dates_alone():
     assert "one result" in both_sides(Run, "成都 17 °C 到 25 °C，西安更热。")
     Run.results, Run.inputs = (WEATHER["成都"], "2024-05-29 + 1 days = 2024-05-30"), ('{"city": "成都"}', "{}")
     assert "one result" in both_sides(Run, "成都 17 °C 到 25 °C，西安更热。")  # a date shows no 29 or 30 °C of a side
+    Run.results, Run.inputs = (WEATHER["成都"], WEATHER["成都"]), ('{"city": "成都"}', '{"city": "成都"}')
+    assert "one side only" in both_sides(Run, "It is not possible to say whether 西安 is warmer.")  # one look-up
+    Run.results = tuple(WEATHER.values())
+    assert both_sides(Run, "It is not possible to say whether 西安 is warmer.") is None  # two look-ups, no figure
     Run.question = "What is the weather in 成都 today?"  # no comparative: two figures of one result are right
     assert both_sides(Run, "Cloudy, 17 °C to 25 °C.") is None
     Run.question = "Convert 成都's high to °F. Found so far: 成都 is warmer than 西安."  # a plan step quoting a finding

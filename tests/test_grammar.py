@@ -68,6 +68,18 @@ def test_grammars_are_cached_per_tool_set(tools):
     assert react_grammar(tools) != react_grammar([*tools, new_tool()])
 
 
+def test_act_first_closes_the_final_answer_on_the_first_reply_only(tools):
+    act = parse_gbnf(react_grammar(tools, act=True))
+    assert matches(act, 'Thought: t\nAction: calculator\nAction Input: {"expression": "1"}')
+    assert not matches(act, "Thought: no tool fits\nFinal Answer: I cannot.")
+
+    class Constrainable(ScriptedLLM):
+        supports_grammar = True
+    llm = Constrainable(['Thought: t\nAction: calculator\nAction Input: {"expression": "2+2"}', "Thought: t\nFinal Answer: 4"])
+    run = Agent(llm, tools, act_first=True).run("2+2?")
+    assert run.answer == "4" and [c["grammar"] for c in llm.calls] == [react_grammar(tools, act=True), react_grammar(tools)]
+
+
 def test_the_agent_sends_a_grammar_only_to_a_backend_that_can_constrain(tools):
     class Constrainable(ScriptedLLM):
         supports_grammar = True

@@ -99,20 +99,27 @@ def like_with_like(context: Any, answer: str) -> str | None:
 
 
 def both_sides(context: Any, answer: str) -> str | None:
-    """A final-answer check: a comparison whose figures all come from one result has looked up one side only."""
+    """A final-answer check: a comparison whose figures all come from one result, or that gives no figure after a
+    single look-up, has looked up one side only."""
     said = figures(_DATE.sub(" ", answer))
     # the answer must compare too: a plan's step question quotes earlier findings ("higher than today"), and its
     # answer, a conversion, rightly rests on one result (notebook 09)
-    if not (_COMPARATIVE.search(context.question) and _COMPARATIVE.search(answer)) or len(said) < 2:
+    if not (_COMPARATIVE.search(context.question) and _COMPARATIVE.search(answer)):
         return None
     results = [_DATE.sub(" ", r) for r in dict.fromkeys(context.results)]
-    sources = [r for r in results if any(shows(x, r) for x in said)]
-    if len(sources) != 1 or difference(said, sources[0], [r for r in results if r != sources[0]]):
+    if not said and len(results) == 1:  # one look-up, then "it is not possible to determine" (compare-52)
+        sources = results
+    elif len(said) < 2:
         return None
+    else:
+        sources = [r for r in results if any(shows(x, r) for x in said)]
+        if len(sources) != 1 or difference(said, sources[0], [r for r in results if r != sources[0]]):
+            return None
     source = next(r for r in dict.fromkeys(context.results) if _DATE.sub(" ", r) == sources[0])
     given = dict(zip(context.results, context.inputs)).get(source, "")
-    return (f"Your answer compares two sides, but all its figures come from one result (the call with input {given}): "
-            f"{source}\nLook up the other side with a tool, then give the Final Answer.")
+    found = "all its figures come from one result" if said else "the run looked up one side only"
+    return (f"Your answer compares two sides, but {found} (the call with input {given}): {source}\n"
+            "Look up the other side with a tool, then give the Final Answer.")
 
 
 def difference(said: list[float], source: str, others: list[str]) -> bool:

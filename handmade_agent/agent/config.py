@@ -44,6 +44,7 @@ class AgentConfig:
     constrained: bool | None = None    # grammar-constrained replies; None: wherever the backend supports it
     repeat_guard: bool = True          # warn on an identical repeated call, stop at the second (off: it runs again)
     results_answer: bool = True        # after two or more tool results, the answer is written again from them alone
+    act_first: bool = False            # the first reply must call a tool (constrained text ReAct; tool_fit.py)
 
     def __setattr__(self, name: str, value: Any) -> None:
         check_setting(name, value)

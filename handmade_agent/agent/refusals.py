@@ -12,6 +12,8 @@ negated claims, and any language but English and Chinese.
 
     >>> refused("抱歉，我无法查询航班。你可以访问航空公司的网站。"), refused("I can't check, but CA981 is on time.")
     (True, False)
+    >>> refused("I cannot answer this: the weather data provided is not trustworthy.")
+    True
 """
 from __future__ import annotations
 
@@ -26,7 +28,9 @@ _SPEAKER = re.compile(r"\b(?:i|we|sorry|unfortunately)\b|我|抱歉|对不起|�
 # refusals that need no speaker: "there is no tool for flights", "无法查询"
 _IMPERSONAL = re.compile(r"\bno (?:tool|way|access|information|data)\b|\bnot available\b|\bno real-time\b"
                          r"|\bno [\w ]{1,30} (?:is |are )?available\b|\bnone of (?:my|the|our) tools\b"
-                         r"|无法|没办法|没有办法|查不到|无从|没有.{0,12}(?:工具|信息|数据|权限)", re.I)
+                         r"|无法|没办法|没有办法|查不到|无从|没有.{0,12}(?:工具|信息|数据|权限)"
+                         r"|\b(?:data|information|results?|sources?) (?:\w+ ){0,3}(?:is|are) not (?:trustworthy|reliable)\b"
+                         r"|(?:数据|信息|结果).{0,8}不可(?:信|靠)", re.I)
 # an apology, and a pointer elsewhere: they belong to a refusal and claim nothing
 _APOLOGY = re.compile(r"^\W*(?:(?:i'm |i am )?(?:very |so )?sorry|i apologi[sz]e|unfortunately|抱歉|对不起|很遗憾|不好意思)\W*",
                       re.I)

@@ -101,7 +101,8 @@ class AgentSetup:
             return None
         answer_only = self._run is not None and self._run.answer_now
         if self._react:
-            return react_grammar([] if answer_only else self.tools)
+            act = self.config.act_first and self._run is not None and not self._run.steps
+            return react_grammar([] if answer_only else self.tools, act=act)
         if answer_only:
             return answer_grammar()
         native = getattr(self.llm, "tool_call_grammar", None)  # the call syntax is the backend's own

@@ -10,8 +10,9 @@ dates and prices match each other): the question against the example's question,
 question against the name and description of the tool the example calls first. An example that
 passes a day ("today", "tomorrow") the question does not name gives way to the best example in the
 same script that calls the same tools and does not (one in the other script cost more than it gained):
-given "Get tomorrow's weather in 上海" and the closest example, a look-up of Kunming *today*, the 1.5B
-looked up today (notebook 09). At most one chosen example has several calls. Before them (farthest
+handed "兰州明天和拉萨今天…", the 1.5B looked up the second city for today (suite task ``compare-19``). It did not
+fix notebook 09's step "Get tomorrow's weather in 上海", whose prompt carries the plan's words as well: that step
+still looks up today (docs/benchmarks.md). At most one chosen example has several calls. Before them (farthest
 from the question) go the closest example of
 ``NO_TOOL`` (answered without a tool) and of ``REFUSED`` (refused: no tool gives the facts), about 40 tokens
 each, never without a tool example; a question's prompt stays within 950 tokens.

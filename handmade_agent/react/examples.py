@@ -57,6 +57,7 @@ class Example:
 
 
 KUNMING_TOMORROW = "昆明 (Kunming), tomorrow: Showers / 阵雨, low 13 °C, high 21 °C, humidity 80%, wind SW 8 km/h, chance of rain 70%"
+LANZHOU_TOMORROW = "兰州 (Lanzhou), tomorrow: Overcast / 阴, low 19 °C, high 26 °C, humidity 75%, chance of rain 30%"
 KUNMING_TODAY = "昆明 (Kunming), today: Sunny / 晴, low 12 °C, high 23 °C, humidity 45%, wind W 10 km/h, chance of rain 5%"
 
 EXAMPLES: list[Example] = [
@@ -83,7 +84,7 @@ EXAMPLES: list[Example] = [
     Example("兰州明天和拉萨今天哪个更干燥？",
             [Call("Plan: 1. 兰州 tomorrow 2. 拉萨 today. Step 1: 兰州 tomorrow.", "get_weather",
                   {"city": "兰州", "date": "tomorrow"},
-                  "兰州 (Lanzhou), tomorrow: Overcast / 阴, low 19 °C, high 26 °C, humidity 75%, chance of rain 30%"),
+                  LANZHOU_TOMORROW),
              Call("Step 2: 拉萨 today.", "get_weather", {"city": "拉萨", "date": "today"},
                   "拉萨 (Lhasa), today: Sunny / 晴, low 16 °C, high 29 °C, humidity 30%, chance of rain 0%")],
             "All 2 steps done. Humidity: 兰州 tomorrow 75%, 拉萨 today 30%. The lower one is 30%: 拉萨 today.",
@@ -91,7 +92,7 @@ EXAMPLES: list[Example] = [
     Example("兰州和拉萨明天哪个更干燥？",
             [Call("Plan: 1. 兰州 tomorrow 2. 拉萨 tomorrow. Step 1: 兰州 tomorrow.", "get_weather",
                   {"city": "兰州", "date": "tomorrow"},
-                  "兰州 (Lanzhou), tomorrow: Overcast / 阴, low 19 °C, high 26 °C, humidity 75%, chance of rain 30%"),
+                  LANZHOU_TOMORROW),
              Call("Step 2: 拉萨 tomorrow.", "get_weather", {"city": "拉萨", "date": "tomorrow"},
                   "拉萨 (Lhasa), tomorrow: Sunny / 晴, low 16 °C, high 29 °C, humidity 30%, chance of rain 0%")],
             "All 2 steps done. Humidity: 兰州 75%, 拉萨 30%. The lower one is 30%: 拉萨.",
