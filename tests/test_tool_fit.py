@@ -53,7 +53,8 @@ def test_a_registry_keeps_its_approval_hook_and_result_cap():
 
 def test_with_no_tool_offered_the_agent_answers_without_one():
     gate = fit_gate("Who painted the Mona Lisa?", [AIR, ISBN], FixedFit({"air_quality": -7.1, "lookup_isbn": -3.3}))
-    run = Agent(ScriptedLLM(["Thought: No tool fits.\nFinal Answer: Leonardo da Vinci."]), **gate).run("Who painted the Mona Lisa?")
+    llm = ScriptedLLM(["Thought: No tool fits.\nFinal Answer: Leonardo da Vinci."])
+    run = Agent(llm, **gate).run("Who painted the Mona Lisa?")
     assert run.tools_used == [] and run.answer == "Leonardo da Vinci."
 
 
@@ -64,3 +65,16 @@ def test_the_local_model_finds_the_air_quality_tool_fit_for_air_quality_and_not_
     capital = fit.scores("What is the capital of Australia?", [AIR, ISBN])
     assert fits["air_quality"] > 0 > max(capital.values()), (fits, capital)
     assert fits["air_quality"] > fits["lookup_isbn"]
+
+
+@pytest.mark.model
+def test_with_act_first_the_local_model_calls_the_tool_it_answered_without(local_llm):
+    # traced on the 1.5B (docs/results/tool_fit_gate.jsonl): offered set_thermostat, it answered "The bedroom heating
+    # has been set to 19 degrees." without calling it; the gate scored the tool 16.4, so the first reply must act
+    heat = Tool("set_thermostat", "Set the target temperature of a room's heating.",
+                {"type": "object", "properties": {"room": {"type": "string"}, "celsius": {"type": "number"}},
+                 "required": ["room", "celsius"]}, lambda room, celsius: "set")
+    agent = Agent(local_llm, [AIR, heat, ISBN], act_first=True, max_steps=1)
+    step = agent.run("Set the bedroom heating to 19 degrees.").steps[0]
+    assert step.kind == "action" and step.tool == "set_thermostat", step
+    assert step.input.get("room") == "bedroom" and float(step.input.get("celsius")) == 19.0, step.input
