@@ -109,11 +109,9 @@ def both_sides(context: Any, answer: str) -> str | None:
     results = [_DATE.sub(" ", r) for r in dict.fromkeys(context.results)]
     if not said and len(results) == 1:  # one look-up, then "it is not possible to determine" (compare-52)
         sources = results
-    elif len(said) < 2:
-        return None
     else:
         sources = [r for r in results if any(shows(x, r) for x in said)]
-        if len(sources) != 1 or difference(said, sources[0], [r for r in results if r != sources[0]]):
+        if len(said) < 2 or len(sources) != 1 or difference(said, sources[0], [r for r in results if r != sources[0]]):
             return None
     source = next(r for r in dict.fromkeys(context.results) if _DATE.sub(" ", r) == sources[0])
     given = dict(zip(context.results, context.inputs)).get(source, "")
