@@ -11,7 +11,8 @@ notebook shows every panel), the fingerprint of what produced its outputs
 (``notebook_fingerprint.py``) and the clean run's time in whole seconds (``run_seconds``: the wall time, with each
 replayed model call counted at the seconds it took when it was recorded, so it is what a live run takes; which
 ``tools/workshop_plan.py`` puts on the instructor's page). Personal metadata is dropped. A cell that raises
-stops the run and nothing is saved.
+stops the run and nothing is saved; so does an output carrying a warning about what the machine lacks
+(``MACHINE_WARNINGS``: no CJK font), which CI's machine does not print.
 
 The kernel runs with a temporary ``IPYTHONDIR`` whose startup file installs an audit hook (``sys.addaudithook``)
 that notes every file under ``data/`` the kernel opens for reading and every folder there it lists; the
@@ -206,6 +207,22 @@ def data_opens(root: Path = Path(__file__).resolve().parents[1]) -> Iterator[lis
                 opened += sorted(set(log.read_text(encoding="utf-8").splitlines()))
 
 
+# warnings that come from this machine, not from the notebook: committed, they fail strict nbval on a machine
+# that has what was missing (CI installs fonts-noto-cjk), and the outputs would not be a clean run's
+MACHINE_WARNINGS = {"CJKFontMissing": "install a CJK font first: sudo apt-get install fonts-noto-cjk, "
+                                      "then rm -rf ~/.cache/matplotlib"}
+
+
+def refuse_machine_warnings(nb, path: Path) -> None:
+    """Stop before saving when an output carries a warning that says what this machine lacks."""
+    for n, cell in enumerate(nb.cells):
+        for out in cell.get("outputs", []):
+            text = "".join(out.get("text", "")) if out.get("output_type") == "stream" else ""
+            for name, fix in MACHINE_WARNINGS.items():
+                if name in text:
+                    raise SystemExit(f"{path}: not saved: cell {n} printed {name}; {fix}, and run it again.")
+
+
 def execute(path: Path) -> None:
     import nbformat
     from nbclient import NotebookClient
@@ -233,6 +250,7 @@ def execute(path: Path) -> None:
     if misses.exists():  # replay mode: a miss may have ended an agent's run quietly (model_error); never save that
         raise SystemExit(f"{path}: not saved: calls missing from {recording} (record them: unset "
                          f"{ENV_MODE} or set it to record):\n{misses.read_text(encoding='utf-8')[:3000]}")
+    refuse_machine_warnings(nb, path)
     if os.environ[ENV_MODE] == "record":
         from handmade_agent.local.recording import prune
         kept, dropped = prune(recording)

@@ -36,6 +36,7 @@ def test_the_translation_grammars_hold_the_script():
     han, latin = parse_gbnf(GRAMMARS["han"]), parse_gbnf(GRAMMARS["no-han"])
     assert matches(han, "保修期为 2 年。") and matches(han, "保修两年\n[t4-specifications#warranty:1]")
     assert not matches(han, "2 years") and not matches(han, "")
+    assert matches(han, "E-63 表示接水盘漏水 [a:1]。")  # a code or a name may open the translation
     assert matches(latin, "The nozzle cannot rotate.") and not matches(latin, "The nozzle (喷嘴) cannot rotate.")
 
 
@@ -55,7 +56,8 @@ def test_an_english_answer_to_a_chinese_question_is_translated_by_one_more_call(
     assert result.steps[-1].reply.endswith("Final Answer: 2 years")  # what the model wrote is kept
     call = llm.calls[1]
     assert call["grammar"] == GRAMMARS["han"] and call["messages"][-1].content == "2 years"
-    assert "Chinese" in call["messages"][0].content and len(call["messages"]) == 2  # no passages, no question
+    assert "Chinese" in call["messages"][0].content and len(call["messages"]) == 4  # one worked pair, no passages
+    assert "激光雷达" not in "".join(m.content for m in call["messages"])  # nor the question
     purposes = [e.purpose for e in seen if type(e).__name__ == "LLMCallFinished"]
     assert purposes == ["step", "translate"]
 
@@ -80,6 +82,11 @@ def test_citations_the_translation_dropped_are_put_back():
     assert Agent(llm, []).run("激光雷达模组保修几年？").answer == "保修两年。 [t4-specifications#warranty:1]"
     kept = Constrainable(["Thought: t\nFinal Answer: 2 years [a:1]", "保修两年 [a:1]。"])
     assert Agent(kept, []).run("激光雷达模组保修几年？").answer == "保修两年 [a:1]。"
+
+
+def test_a_translation_still_in_the_other_script_is_thrown_away():
+    llm = ScriptedLLM(["Thought: t\nFinal Answer: The warranty is 2 years.", "The warranty is two years."])
+    assert Agent(llm, []).run("激光雷达模组保修几年？").answer == "The warranty is 2 years."
 
 
 def test_a_translation_that_changes_a_number_a_code_or_a_named_model_is_thrown_away():

@@ -42,6 +42,26 @@ def test_committed_from_one_clean_run(path):
 
 
 @pytest.mark.parametrize("path", NOTEBOOKS, ids=lambda p: p.name)
+def test_no_output_carries_a_warning_about_the_machine_it_ran_on(path):
+    from execute_notebook import MACHINE_WARNINGS
+    outputs = json.dumps([c["outputs"] for c in code_cells(load(path))], ensure_ascii=False)
+    found = [name for name in MACHINE_WARNINGS if name in outputs]
+    assert not found, f"{path.name} was run on a machine that printed {found}: {MACHINE_WARNINGS[found[0]]}"
+
+
+def test_a_run_that_printed_a_machine_warning_is_not_saved(tmp_path):
+    import nbformat
+    from execute_notebook import refuse_machine_warnings
+    nb = nbformat.v4.new_notebook()
+    nb.cells = [nbformat.v4.new_code_cell("plot()", outputs=[nbformat.v4.new_output(
+        "stream", name="stderr", text="fonts.py:80: CJKFontMissing: No CJK font found\n")])]
+    with pytest.raises(SystemExit, match="fonts-noto-cjk"):
+        refuse_machine_warnings(nb, tmp_path / "x.ipynb")
+    nb.cells[0].outputs[0].text = "北京 24 °C\n"
+    refuse_machine_warnings(nb, tmp_path / "x.ipynb")  # Chinese text alone is no warning
+
+
+@pytest.mark.parametrize("path", NOTEBOOKS, ids=lambda p: p.name)
 def test_no_personal_metadata_or_secrets(path):
     nb = load(path)
     assert set(nb["metadata"]) <= {"kernelspec", "language_info", "widgets", "handmade_agent"}

@@ -10,6 +10,12 @@ answer alone, about 60 prompt tokens, no passages to copy from), constrained to 
 backend can; the answer's citations are kept (``keep_citations``), and a translation that changed a
 number, a code or a named model is thrown away (``keeps_facts``): the answer stays as the model wrote it.
 
+On the 1.5B (benchmarks/kb_tasks.py, 2026-12-07, one run each) the call's grammar had held the translation to
+open with a Chinese character, so it translated the code or name an answer opens with ("E-63" became 六号三号)
+and ``keeps_facts`` threw 4 of 4 translations away. Now the grammar wants one Chinese character anywhere, one
+worked pair shows codes, names and ids kept, and a translation is kept when it moved toward the question's
+script (``toward``): language-correct 15 -> 18 of 22, fact-correct 14 -> 14.
+
 ``translate_answer`` is an answer policy (``agent/policies.py``): the agent runs it only when given it,
 ``Agent(llm, tools, answer_policies=[translate_answer])``; the evaluation suite and benchmarks/kb_tasks.py do.
 
@@ -36,7 +42,9 @@ _ASKS_FOR_CHINESE = re.compile(r"chinese|mandarin|cantonese|hanzi|pinyin|kanji",
 # hundred thousand "[" is scanned once, not once per bracket (measured 3.5-9.5 s with [^\]]*)
 _IDS = re.compile(r"\[[^\[\]]*\]")
 NAMES = {"han": "Chinese", "no-han": "English"}
-GRAMMARS = {"han": f'root ::= [{HAN}] [^\\n]* ( "\\n" [^\\n]+ )*\n',
+# Chinese: at least one Chinese character, anywhere. Held to open with one (the earlier rule), the 1.5B
+# translated the code or the name an answer opens with: "E-63" became 六号三号, "Tessel" 泰塞尔, "AF-10" 阿法
+GRAMMARS = {"han": f'root ::= [^\\n{HAN}]* [{HAN}] [^\\n]* ( "\\n" [^\\n]+ )*\n',
             "no-han": f'root ::= line ( "\\n" line )*\nline ::= [^\\n{HAN}]+\n'}
 SYSTEM = ("Translate the user's text into {language}. Copy numbers, units, names, codes and [ids] "
           "unchanged. Reply with the translation only.")
@@ -66,6 +74,18 @@ def needs_translation(answer: str, script: str | None) -> bool:
     if share is None or script is None:
         return False
     return (share >= 0.3) != (script == "han")
+
+
+def toward(script: str, answer: str, translation: str) -> bool:
+    """Has the translation more of ``script`` than the answer had? Not "is it all in that script": a Chinese
+    sentence around a long English name or an e-mail address ("公司的 CEO 是 Aino Varjola") is still the better
+    answer to a Chinese question.
+
+    >>> toward("han", "The CEO is Aino Varjola.", "CEO 是 Aino Varjola。"), toward("han", "2 years", "2 years")
+    (True, False)
+    """
+    before, after = han_share(answer) or 0.0, han_share(translation) or 0.0
+    return after > before if script == "han" else after < before
 
 
 def keep_citations(answer: str, translation: str) -> str:
@@ -104,9 +124,17 @@ def keeps_facts(answer: str, translation: str) -> bool:
             and all(name in translation for name in NAMED_MODEL.findall(answer)))
 
 
+# one worked pair per direction, about invented products: it shows a code, a name and an id kept as written
+_PAIR = ("The Brookline B2's tank holds 1.5 L; fault W-12 means the pump is blocked [b2:3].",
+         "Brookline B2 的水箱容量为 1.5 L；故障 W-12 表示水泵堵塞 [b2:3]。")
+EXAMPLES = {"han": _PAIR, "no-han": _PAIR[::-1]}
+
+
 def translation_messages(answer: str, script: str) -> list[Message]:
-    """The whole prompt of the translation call: an instruction and the answer, nothing else."""
-    return [Message("system", SYSTEM.format(language=NAMES[script])), Message("user", answer)]
+    """The whole prompt of the translation call: an instruction, one worked pair and the answer; no passages."""
+    source, target = EXAMPLES[script]
+    return [Message("system", SYSTEM.format(language=NAMES[script])), Message("user", source),
+            Message("assistant", target), Message("user", answer)]
 
 
 def translate_answer(context: Any, answer: str) -> str:
@@ -118,5 +146,6 @@ def translate_answer(context: Any, answer: str) -> str:
         return answer
     extra = {"grammar": GRAMMARS[script]} if context.constrained else {}
     c = context.ask(translation_messages(answer, script), purpose="translate", **extra)
-    ok = c is not None and bool((c.text or "").strip()) and keeps_facts(answer, c.text)
+    ok = (c is not None and bool((c.text or "").strip()) and toward(script, answer, c.text)
+          and keeps_facts(answer, c.text))
     return keep_citations(answer, c.text) if ok else answer
