@@ -27,7 +27,9 @@ def test_the_answer_script_follows_the_question(question, script):
     ("M-08 means 喷嘴无法旋转", "no-han", True), ("It means the nozzle is blocked.", "no-han", False),
     ("Tessel T4 Pro 的水箱容量是 4.1 L", "han", False),
     ("Tessel T4 Pro：4.1 L", "han", True), ("2 years", None, False),
-    ("Tomorrow in 北京 (Beijing) it is sunny, 14-27 °C.", "no-han", False)])  # a Chinese name in English text
+    ("Tomorrow in 北京 (Beijing) it is sunny, 14-27 °C.", "no-han", False),  # a Chinese name in English text
+    ("careers-cn@quillfern.example.", "han", False), ("QF-F120 [a:1]", "han", False),  # an address, a code: no words
+    ("Write to careers-cn@quillfern.example.", "han", True)])
 def test_translation_is_needed_only_for_an_answer_in_the_other_script(answer, script, needed):
     assert needs_translation(answer, script) is needed
 
@@ -82,6 +84,13 @@ def test_citations_the_translation_dropped_are_put_back():
     assert Agent(llm, []).run("激光雷达模组保修几年？").answer == "保修两年。 [t4-specifications#warranty:1]"
     kept = Constrainable(["Thought: t\nFinal Answer: 2 years [a:1]", "保修两年 [a:1]。"])
     assert Agent(kept, []).run("激光雷达模组保修几年？").answer == "保修两年 [a:1]。"
+
+
+def test_a_translation_that_says_more_than_the_answer_is_thrown_away():
+    llm = ScriptedLLM(["Thought: t\nFinal Answer: 86 °F", "86 °F。在翻译过程中，我注意到“B2”通常表示“Brookline B2”。"])
+    assert Agent(llm, []).run("广州明天最高气温是多少华氏度？").answer == "86 °F"
+    short = ScriptedLLM(["Thought: t\nFinal Answer: 86 °F", "最高 86 °F。"])
+    assert Agent(short, []).run("广州明天最高气温是多少华氏度？").answer == "最高 86 °F。"
 
 
 def test_a_translation_still_in_the_other_script_is_thrown_away():

@@ -69,8 +69,10 @@ def answer_script(question: str) -> str | None:
 
 def needs_translation(answer: str, script: str | None) -> bool:
     """Is ``answer`` in another script than ``script`` asks for? Text counts as Chinese when at least 30 % of
-    its letters are Chinese characters, so an English answer naming 北京 stays as it is. No letters: never."""
-    share = han_share(answer)
+    its letters are Chinese characters, so an English answer naming 北京 stays as it is. No letters outside
+    e-mail addresses, web addresses and codes: never (held to write Chinese, the 1.5B turned the bare address
+    "careers-cn@quillfern.example." into "careers-cn@quillfern.example。//在")."""
+    share = han_share(_NOT_WORDS.sub(" ", answer or ""))
     if share is None or script is None:
         return False
     return (share >= 0.3) != (script == "han")
@@ -88,6 +90,18 @@ def toward(script: str, answer: str, translation: str) -> bool:
     return after > before if script == "han" else after < before
 
 
+def in_proportion(script: str, answer: str, translation: str) -> bool:
+    """Is the translation about as long as the answer? Chinese takes fewer characters than English, English up
+    to about four times as many. A longer one says something else: asked to translate "86 °F", the 1.5B added a
+    paragraph about the worked pair's "Brookline B2" (notebook 08, native tool calls).
+
+    >>> in_proportion("han", "86 °F", "86 °F。"), in_proportion("han", "86 °F", "86 °F。在翻译过程中，我注意到 B2 的缩写……")
+    (True, False)
+    """
+    n = len(_IDS.sub("", answer))
+    return len(_IDS.sub("", translation)) <= (1.5 * n + 10 if script == "han" else 4 * n + 20)
+
+
 def keep_citations(answer: str, translation: str) -> str:
     """The translation with every ``[id]`` of the answer it lost put back at its end (a small model drops some).
 
@@ -103,6 +117,9 @@ _NUMBER = re.compile(r"\d+(?:[.,]\d+)*")
 # a code or model number: a capital letter, capitals and hyphens, a digit, then capitals, digits, hyphens
 # (E-63, QF-F120, X2); not \b: 故障E-63 has no word boundary. No digit before the first one, so one try is linear
 CODE = re.compile(r"(?<![A-Za-z0-9-])[A-Z][A-Z-]*\d[A-Z0-9-]*(?![A-Za-z0-9])")
+# letters that are no language: e-mail and web addresses, codes. An address starts where a run of its characters
+# starts (the lookbehind), so a long text without "@" is scanned once, not once per character
+_NOT_WORDS = re.compile(r"(?<![A-Za-z0-9._%+-])[A-Za-z0-9._%+-]+@[A-Za-z0-9.-]+|https?://\S+|" + CODE.pattern)
 # a capitalised word right before a model number is a name ("Orion X2"): the 0.5B model translated such a name
 # by its meaning, a wrong fact. Other names may be transliterated, so they are not checked
 NAMED_MODEL = re.compile(r"(?<![A-Za-z])[A-Z][a-z]{2,}(?= [A-Z]{1,3}-?\d)")
@@ -147,5 +164,5 @@ def translate_answer(context: Any, answer: str) -> str:
     extra = {"grammar": GRAMMARS[script]} if context.constrained else {}
     c = context.ask(translation_messages(answer, script), purpose="translate", **extra)
     ok = (c is not None and bool((c.text or "").strip()) and toward(script, answer, c.text)
-          and keeps_facts(answer, c.text))
+          and in_proportion(script, answer, c.text) and keeps_facts(answer, c.text))
     return keep_citations(answer, c.text) if ok else answer
