@@ -6,7 +6,7 @@ the answer's first character to the question's script with the ReAct grammar fix
 (21 of 22) but broke the facts (14 → 11 of 22): made to open in Chinese, the model copied a Chinese line
 instead of the right English one. So the model answers as it reads and, only when the answer's script
 is not the question's, ``translate_answer`` asks it to translate that answer in one short call (the
-answer alone, about 60 prompt tokens, no passages to copy from), constrained to the script when the
+answer and one worked pair, about 115 prompt tokens besides the answer's own, no passages to copy from), constrained to the script when the
 backend can; the answer's citations are kept (``keep_citations``), and a translation that changed a
 number, a code or a named model is thrown away (``keeps_facts``): the answer stays as the model wrote it.
 
@@ -14,7 +14,8 @@ On the 1.5B (benchmarks/kb_tasks.py, 2026-12-07, one run each) the call's gramma
 open with a Chinese character, so it translated the code or name an answer opens with ("E-63" became 六号三号)
 and ``keeps_facts`` threw 4 of 4 translations away. Now the grammar wants one Chinese character anywhere, one
 worked pair shows codes, names and ids kept, and a translation is kept when it moved toward the question's
-script (``toward``): language-correct 15 -> 18 of 22, fact-correct 14 -> 14.
+script (``toward``): language-correct 15 -> 18 of 22, fact-correct 14 -> 14; with the two guards that followed
+(``in_proportion``, no words outside addresses and codes in ``needs_translation``) 18 and 15 (the one fact: noise).
 
 ``translate_answer`` is an answer policy (``agent/policies.py``): the agent runs it only when given it,
 ``Agent(llm, tools, answer_policies=[translate_answer])``; the evaluation suite and benchmarks/kb_tasks.py do.
