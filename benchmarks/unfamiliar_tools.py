@@ -18,9 +18,10 @@ with the package defaults. Scored by code:
   A tool that would answer after all (``answered_by`` in the data: an article summary for the Mona Lisa) is
   never offered with such a question.
 
-Configs: ``react`` / ``native`` (protocol), ``+c`` for grammar-constrained decoding, ``+fit`` to put the model's own
-fit gate in front (``agent.tool_fit.fit_gate``: every tool when one scores above 0, else none, so the step can only
-answer; above 2 the step must call a tool), ``+none`` for its first half alone. ``--limit N`` takes the first N tool
+Configs: ``react`` / ``native`` (protocol), ``+c`` for grammar-constrained decoding. Every tool here is narrow, so
+the agent's own fit gate is on by default (``agent/tool_fit.py``: every tool when one scores above 0, else none, so
+the step can only answer; above 2 the step must call a tool); ``+nofit`` turns it off (``tool_fit=False``, the agent
+as it was before the gate), ``+none`` keeps its first half alone. ``--limit N`` takes the first N tool
 questions and N/2 no-tool questions (a full run is a few minutes per config). ``--split test`` runs
 ``data/unfamiliar_tools_test.json`` instead: 20 tools and 10 no-tool questions written after the fit gate's thresholds
 were read off the main set, run only to report. ``--log FILE`` writes each question's offered tools, fit scores and
@@ -37,7 +38,8 @@ from pathlib import Path
 ROOT = Path(__file__).resolve().parent.parent
 sys.path.insert(0, str(ROOT))
 
-from handmade_agent.agent import Agent, ToolFit, fit_gate  # noqa: E402
+from handmade_agent.agent import Agent, fit_gate  # noqa: E402
+from handmade_agent.agent.tool_fit import scorer_for  # noqa: E402
 from handmade_agent.tools import Tool  # noqa: E402
 
 DATA = ROOT / "data" / "unfamiliar_tools.json"
@@ -87,25 +89,18 @@ def offers(data: dict, seed: int) -> list[tuple[str, list[dict], dict | None]]:
     return out
 
 
-class LoggedFit(ToolFit):
-    """The fit score, remembering the last question's scores for the log."""
-    last: dict = {}
-
-    def scores(self, question, tools):
-        self.last = super().scores(question, tools)
-        return self.last
-
-
 def run(llm, config: str, items: list, log=None) -> dict:
     strategy, *switches = config.split("+")
-    constrained, fit = "c" in switches, LoggedFit() if {"fit", "none"} & set(switches) else None
-    act_above = float("inf") if "none" in switches else 2.0
+    constrained, fit, gated = "c" in switches, scorer_for(llm), not {"nofit", "none"} & set(switches)
     score = {"readable": 0, "calls": 0, "call_n": 0, "refusals": 0, "refusal_n": 0, "seconds": 0.0}
     for question, offered, expected in items:
         t0 = time.perf_counter()
         tools = [make_tool(s) for s in offered]
-        gate = fit_gate(question, tools, fit, act_above=act_above) if fit else {"tools": tools}
-        agent = Agent(llm, strategy=strategy, constrained=constrained, max_steps=1, **gate)
+        fit.last = {}
+        gate = fit_gate(question, tools, fit, act_above=float("inf")) if "none" in switches else {"tools": tools}
+        kept: list = []  # the tools the run was offered, as its RunStarted event says
+        agent = Agent(llm, strategy=strategy, constrained=constrained, max_steps=1, tool_fit=gated, **gate,
+                      observers=[lambda e: kept.extend(getattr(e, "offered", []) if e.kind == "run_started" else [])])
         step = agent.run(question).steps[0]
         score["seconds"] += time.perf_counter() - t0
         score["readable"] += step.kind in ("action", "final_answer")
@@ -122,8 +117,8 @@ def run(llm, config: str, items: list, log=None) -> dict:
         print(f"  {config:<9} {'ok ' if ok else 'BAD'} {question[:60]:<60} -> {seen[:90]}", flush=True)
         if log:
             log.write(json.dumps({"config": config, "question": question, "ok": bool(ok),
-                                  "offered": [s["name"] for s in offered], "kept": list(agent.tools.names()),
-                                  "scores": fit.last if fit else None, "step": seen}, ensure_ascii=False) + "\n")
+                                  "offered": [s["name"] for s in offered], "kept": kept,
+                                  "scores": fit.last or None, "step": seen}, ensure_ascii=False) + "\n")
             log.flush()
     return score
 

@@ -55,6 +55,10 @@ def sample(pool: list[dict], seed: int, token_budget: int) -> list[dict]:
 
 def key_of(llm, entry: dict) -> str:
     from handmade_agent.local.recording import call_key, engine_identity
+    if entry["call"] == "fit":  # the fit gate's scores (agent/tool_fit.py): keyed by text, in its own small context
+        from handmade_agent.agent import ToolFit
+        return call_key(engine_identity(llm.model_sha256(), ToolFit().n_ctx), "fit", [], question=entry["prompt"],
+                        heads=entry["heads"])
     tokens = llm._tokens(entry["prompt"])
     settings = ({"ids": entry["ids"]} if entry["call"] == "logprobs" else
                 {k: entry[k] for k in ("max_tokens", "stop", "temperature", "grammar")})
@@ -64,6 +68,9 @@ def key_of(llm, entry: dict) -> str:
 
 def rerun(llm, entry: dict) -> dict:
     """The call again, cold: nothing reused from memory or disk."""
+    if entry["call"] == "fit":
+        from handmade_agent.agent import ToolFit
+        return ToolFit(llm.path).measure(entry["prompt"], entry["heads"])
     tokens = llm._tokens(entry["prompt"])
     saved, llm.prefix_cache = llm.prefix_cache, None
     try:
@@ -77,6 +84,12 @@ def rerun(llm, entry: dict) -> dict:
 
 def verdict(llm, entry: dict, fresh: dict) -> tuple[str, str]:
     """("same" | "tie" | "differs", detail) for a recorded entry and the model's fresh value."""
+    if entry["call"] == "fit":  # a sum over the question's tokens: the gate's decisions must hold, the sums be close
+        was, now = entry["scores"], fresh["scores"]
+        worst = max((abs(was[k] - now[k]) for k in was), default=0.0)
+        gate = lambda d: (max(d.values(), default=0) > 0, max(d.values(), default=0) > 2)  # noqa: E731 (fit_gate's)
+        same = gate(was) == gate(now) and worst <= 4 * LOGPROB_TOLERANCE
+        return ("same" if same else "differs"), f"largest fit-score gap {worst:.3f}"
     if entry["call"] == "logprobs":
         gaps = [abs(entry["logprobs"][k] - fresh["logprobs"][k]) for k in entry["logprobs"]]
         worst = max(gaps, default=0.0)

@@ -6,7 +6,7 @@ import json
 
 import pytest
 
-from handmade_agent.agent import Agent
+from handmade_agent.agent import Agent, scorer_for
 from handmade_agent.react import Action, parse, react_grammar
 from handmade_agent.toolbox import default_registry
 from handmade_agent.tools import Tool, ToolRegistry
@@ -65,7 +65,8 @@ def test_a_constrained_react_step_for_a_new_tool_is_readable_and_valid(local_llm
     monkeypatch.setattr(local_llm, "complete", lambda messages, **kw: grammars.append(kw.get("grammar")) or
                         complete(messages, **kw))
     local_llm.forget()  # decoded cold: a prefix reused from an earlier test can change a token
-    step = Agent(local_llm, tools, max_steps=1).run(
+    # tool_fit=False: the fit gate (tests/test_tool_fit.py) would make this first reply's grammar one without an answer
+    step = Agent(local_llm, tools, max_steps=1, tool_fit=False).run(
         "I ran 10.5 km in 52 minutes 30 seconds. What was my pace per kilometre?").steps[0]
     assert grammars == [react_grammar(tools)]  # one model call, under the ReAct grammar of exactly this tool
     action = parse(step.reply)
@@ -77,16 +78,11 @@ def test_a_constrained_react_step_for_a_new_tool_is_readable_and_valid(local_llm
     assert step.tool_uses[0].observation == "5:00 per km"  # the registry ran the tool with exactly these
 
 
-@pytest.mark.xfail(strict=True, reason=(
-    "measured 2026-12-06 on the 1.5B, cold and warm alike: the model copies the refused tool-agnostic example ('Book "
-    "me a seat on the next train…' -> 'No tool fits: … I cannot do this…'; it took unfamiliar_tools' right "
-    "refusals from 0/5 to 3/5) with an invented cause: 'Thought: No tool fits: book_court requires a surface, which "
-    "is not specified.\\nFinal Answer: I cannot do this: my tools require a surface, which is not specified.' (the "
-    "request names grass; surface is optional). Not only bookings: the same day 'Which books does library member "
-    "4521 have overdue?', 'Set the bedroom thermostat to 19 degrees in eco mode.' and 'When is high tide at Brest "
-    "tomorrow?' were refused so, each offered one tool made for it. A refused example in another domain made this "
-    "pass but cost 2 right calls and a refusal (docs/benchmarks.md, 2026-12-03); one that costs none makes this "
-    "test pass and this mark fail"))
+# measured 2026-12-06 on the 1.5B, cold and warm alike (this test was a strict xfail then): the model copied the refused
+# tool-agnostic example ('Book me a seat on the next train…' -> 'No tool fits: … I cannot do this…') with an invented
+# cause: 'Thought: No tool fits: book_court requires a surface, which is not specified.' (the request names grass;
+# surface is optional). No example fixed it without costing right calls. The agent's fit gate (agent/tool_fit.py), on
+# by default for narrow tools, scores book_court above 2 here, so the first reply must call a tool: it passes.
 def test_a_booking_tool_is_called_not_refused_like_the_booking_example(local_llm):
     tools = ToolRegistry([book_court()])
     agent = Agent(local_llm, tools, max_steps=1)
@@ -94,6 +90,7 @@ def test_a_booking_tool_is_called_not_refused_like_the_booking_example(local_llm
     # "Book a clay court at the Elm Park club for 2 hours." is refused the same way ("my tool requires a surface")
     local_llm.forget()  # decoded cold: a prefix reused from an earlier test can change a token
     step = agent.run("Please reserve a grass court at Riverside for 3 hours.").steps[0]
+    assert scorer_for(local_llm).last["book_court"] > 2, scorer_for(local_llm).last  # the gate made it act first
     action = parse(step.reply)
     assert isinstance(action, Action) and action.tool == "book_court"
     assert step.tool_uses[0].ok, step.tool_uses[0].observation  # the registry accepted the arguments

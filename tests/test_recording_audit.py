@@ -59,3 +59,24 @@ def test_a_tool_call_spelled_out_under_a_grammar_counts_as_its_own_text(local_ll
     ways = ra.spellings(local_llm, tokens, 0)
     assert tokens[0] in ways and local_llm._tokens("<")[0] in ways, ways
     assert ra.spellings(local_llm, tokens, len(tokens)) == {local_llm._llama.token_eos()}
+
+
+def test_a_recorded_fit_score_is_audited_and_a_planted_one_caught(local_llm, tmp_path):
+    # the fit gate's scores (agent/tool_fit.py) are recorded like replies; the audit re-measures them cold
+    from handmade_agent.agent import ToolFit
+    from handmade_agent.local import Recording
+    from handmade_agent.tools import tool
+
+    @tool
+    def air_quality(city: str) -> str:
+        "Air quality index of a city."
+        return "AQI 42"
+    rec = Recording(tmp_path / "nb.jsonl", "record")
+    ToolFit(local_llm.path, recording=rec, model_sha256=local_llm.model_sha256()).scores(
+        "What is the capital of Australia?", [air_quality])
+    [entry] = rec.entries.values()
+    [(_, verdict, detail)] = ra.audit(local_llm, [{**entry, "notebook": "nb"}])
+    assert entry["call"] == "fit" and verdict == "same", detail
+    planted = {**entry, "scores": {"air_quality": 9.0}, "notebook": "nb"}  # the gate would have let it through
+    [(_, verdict, detail)] = ra.audit(local_llm, [planted])
+    assert verdict == "differs", detail

@@ -78,3 +78,82 @@ def test_with_act_first_the_local_model_calls_the_tool_it_answered_without(local
     step = agent.run("Set the bedroom heating to 19 degrees.").steps[0]
     assert step.kind == "action" and step.tool == "set_thermostat", step
     assert step.input.get("room") == "bedroom" and float(step.input.get("celsius")) == 19.0, step.input
+
+
+# --- the gate inside Agent: on by default where every tool is narrow and the weights are here ---------------------
+
+def gated_agent(monkeypatch, scores: dict[str, float], tools, replies, **settings):
+    """An Agent whose model 'has weights here': scorer_for gives FixedFit(scores)."""
+    fit = FixedFit(scores)
+    monkeypatch.setattr("handmade_agent.agent.tool_fit.scorer_for", lambda llm: fit)
+    return Agent(ScriptedLLM(replies), tools, **settings), fit
+
+
+def test_by_default_a_question_no_narrow_tool_fits_is_offered_none(monkeypatch):
+    events = []
+    agent, fit = gated_agent(monkeypatch, {"air_quality": -7.1, "lookup_isbn": -3.3}, [AIR, ISBN],
+                             ['Thought: t\nAction: air_quality\nAction Input: {"city": "Australia"}',
+                              "Thought: No tool fits.\nFinal Answer: Canberra."], observers=[events.append])
+    run = agent.run("What is the capital of Australia?")
+    assert fit.asked == [("What is the capital of Australia?", ["air_quality", "lookup_isbn"])]
+    refused = run.steps[0].tool_uses[0]  # a call the script makes anyway meets an empty registry: not run
+    assert refused.ok is False and refused.observation.endswith("Available tools: (none)."), refused.observation
+    assert run.answer == "Canberra."
+    assert events[0].kind == "run_started" and events[0].offered == []
+    assert agent.offered().names() == ["air_quality", "lookup_isbn"]  # between runs: every tool again
+    sent = " ".join(m.content for m in agent.llm.calls[0]["messages"])
+    assert "air_quality(" not in sent and "lookup_isbn(" not in sent  # the prompt described neither tool
+
+
+def test_a_fitting_tool_is_offered_with_the_rest_and_a_strong_fit_makes_the_first_reply_act(monkeypatch):
+    agent, _ = gated_agent(monkeypatch, {"air_quality": 9.5, "lookup_isbn": -3.0}, [AIR, ISBN],
+                           ['Thought: t\nAction: air_quality\nAction Input: {"city": "Delhi"}',
+                            "Thought: done\nFinal Answer: AQI 42."])
+    agent.start("How clean is the air in Delhi?")
+    assert agent.offered().names() == ["air_quality", "lookup_isbn"] and agent._run.act_first is True
+    while agent.step() is not None:
+        pass
+    assert agent.last_result.tools_used == ["air_quality"] and agent.last_result.answer == "AQI 42."
+
+
+def test_a_broad_tool_in_the_toolset_or_tool_fit_false_leaves_the_gate_out(monkeypatch):
+    from handmade_agent.toolbox import default_registry
+    toolbox = default_registry()
+    assert [t.name for t in toolbox if t.broad] == ["calculator"]  # a word problem does not read like its description
+    for tools, settings in ((toolbox, {}), ([AIR, ISBN], {"tool_fit": False})):
+        agent, fit = gated_agent(monkeypatch, {}, tools, ["Thought: t\nFinal Answer: 4"], **settings)
+        assert agent.run("What is 2 + 2?").answer == "4" and fit.asked == []
+
+
+def test_tool_fit_true_without_the_weights_says_what_to_do():
+    from handmade_agent.errors import ConfigError
+    with pytest.raises(ConfigError, match="LocalLLM"):
+        Agent(ScriptedLLM(["Thought: t\nFinal Answer: 4"]), [AIR], tool_fit=True).run("2+2?")
+    # the default with a model that has no weights here (a script, a server): no gate, no error
+    assert Agent(ScriptedLLM(["Thought: t\nFinal Answer: 4"]), [AIR]).run("2+2?").answer == "4"
+
+
+def test_the_broad_tools_of_later_chapters_say_so():
+    from handmade_agent.rag import knowledge_search_tool
+    from handmade_agent.team.subagents import subagent_tool
+    assert knowledge_search_tool(object()).broad is True
+    assert subagent_tool(Agent(ScriptedLLM([]), []), "ask_dates", "Ask the date specialist.").broad is True
+
+
+def test_fit_scores_go_through_a_notebook_recording_and_replay_without_the_model(tmp_path, monkeypatch):
+    from handmade_agent.local import Recording
+    monkeypatch.setattr("handmade_agent.local.engine_identity", lambda sha, n_ctx: f"{sha[:4]}-{n_ctx}")
+
+    class Counted(ToolFit):
+        def logprob(self, prefix, text):
+            self.calls = getattr(self, "calls", 0) + 1
+            return -1.0 if prefix == "A question:" else (2.5 if "air" in prefix else -4.0)
+    path = tmp_path / "nb.jsonl"
+    first = Counted(recording=Recording(path, "record"), model_sha256="0" * 64)
+    scores = first.scores("How clean is the air in Delhi?", [AIR, ISBN])
+    assert scores == {"air_quality": 3.5, "lookup_isbn": -3.0} and first.calls == 3 and first.last == scores
+    again = Counted(recording=Recording(path, "replay"), model_sha256="0" * 64)
+    assert again.scores("How clean is the air in Delhi?", [AIR, ISBN]) == scores and not hasattr(again, "calls")
+    from handmade_agent.local import RecordingMiss
+    with pytest.raises(RecordingMiss):
+        again.scores("What is the capital of Australia?", [AIR, ISBN])

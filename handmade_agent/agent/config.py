@@ -45,6 +45,7 @@ class AgentConfig:
     repeat_guard: bool = True          # warn on an identical repeated call, stop at the second (off: it runs again)
     results_answer: bool = True        # after two or more tool results, the answer is written again from them alone
     act_first: bool = False            # the first reply must call a tool (constrained text ReAct; tool_fit.py)
+    tool_fit: bool | None = None       # the fit gate (tool_fit.py); None: where every tool is narrow and weights are here
 
     def __setattr__(self, name: str, value: Any) -> None:
         check_setting(name, value)

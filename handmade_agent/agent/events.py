@@ -46,6 +46,7 @@ class RunStarted(Event):
     kind: ClassVar[str] = "run_started"
     question: str = ""
     settings: dict = field(default_factory=dict)
+    offered: list = field(default_factory=list)  # the tools this run may call (the fit gate may offer none)
 
 
 @dataclass

@@ -41,10 +41,13 @@ from .run_state import RunState
 from .setup import AgentSetup
 from .steps import RunResult, Step, ToolUse, input_text
 from .tool_errors import refuse_copied_error
+from .tool_fit import gate_for
 
 
 class Agent(AgentSetup):
     """A tool-using agent over any ``LLM`` (its set-up: ``AgentSetup``): the loop."""
+
+    gates_tools = True  # the fit gate may offer a question none of the tools (tool_fit.py); a code agent's are code
 
     # --- the loop --------------------------------------------------------------------------------
 
@@ -62,9 +65,10 @@ class Agent(AgentSetup):
                               f"ask agent.run(str(...)).")
         with relayed(self.memory, self._relay):
             history = [self._from_memory(m) for m in remembered(self.memory, question)]
-        prefix = [*self.prompt_messages(question), *history, Message("user", question)]
-        self._run = RunState(f"run-{uuid.uuid4().hex[:8]}", question, time.perf_counter(), prefix, self.config.time_budget)
-        self._emit(ev.RunStarted(question=question, settings=self.settings()), 0)
+        started, gate = time.perf_counter(), gate_for(self, question) if self.gates_tools else {}  # tool_fit.py
+        self._run = RunState(f"run-{uuid.uuid4().hex[:8]}", question, started, [], self.config.time_budget, **gate)
+        self._run.prefix = [*self.prompt_messages(question), *history, Message("user", question)]
+        self._emit(ev.RunStarted(question=question, settings=self.settings(), offered=self.offered().names()), 0)
 
     def step(self, completion: Completion | None = None) -> Step | None:
         """Take one step (``completion``: use this reply instead of asking the model). None once the run is over."""
@@ -128,7 +132,7 @@ class Agent(AgentSetup):
     def _ask(self, index: int) -> tuple[Completion | None, str]:
         extra = {"grammar": g} if (g := self.grammar()) else {}  # only then: an LLM written before grammars still works
         return self._complete(index, self.messages(), stop=None if not self._react else STOP,
-                              tools=None if self._react else self.tools.schemas(), **extra)
+                              tools=None if self._react else self.offered().schemas(), **extra)
 
     def _complete(self, index: int, messages: list[Message], purpose: str = "step", **kwargs: Any):
         """The observed, retried model call of step ``index``, with what is left of the time budget as its timeout."""
@@ -144,7 +148,7 @@ class Agent(AgentSetup):
 
     def _read(self, r: RunState, index: int, c: Completion) -> Step:
         """The step a reply makes: an action, a final answer, or a format error."""
-        reply, native = read_reply(c, index, react=self._react, tools=self.tools.names()), not self._react
+        reply, native = read_reply(c, index, react=self._react, tools=self.offered().names()), not self._react
         if reply.problem:
             r.format_errors += 1
             self._emit(ev.ParseFailed(text=reply.text, error=reply.problem, feedback=reply.feedback), index)
@@ -167,7 +171,7 @@ class Agent(AgentSetup):
         failed, ok = self._failures(r), r.used(ok=True)
         context = AnswerContext(r.question, r.run_id, index, self.constrained, ask, tuple(u.observation for u in ok),
                                 tuple(text for text, _ in failed), tuple(name for _, name in failed),
-                                tuple(input_text(u.input) for u in ok))
+                                tuple(input_text(u.input) for u in ok), tuple(self.offered().names()))
         # on the last step a send-back would end the run with no answer at all: the answer stands unchecked
         if index < self.config.max_steps and (objection := first_objection(self.checks, context, answer, r.spent)):
             r.spent.append(objection[0])
@@ -186,7 +190,7 @@ class Agent(AgentSetup):
 
     def _act(self, r: RunState, index: int, name: str, args: dict | str, call_id: str | None) -> ToolUse:
         """Run one tool call, unless it repeats an earlier one (with ``repeat_guard``): then warn (twice stops)."""
-        tool = self.tools.get(name)
+        tool = self.offered().get(name)
         key = (tool.name if tool else name.strip().lower(), json.dumps(args, sort_keys=True, ensure_ascii=False))
         self._emit(ev.ToolStarted(name=name, args=args), index)
         if self._out_of_time():  # the model's reply came after the budget ran out: nothing more starts
@@ -201,7 +205,7 @@ class Agent(AgentSetup):
             use = ToolUse(name, args, False, text, "repeated_action")
         else:
             context = RunContext(r.question, r.run_id, index, r.deadline)
-            res = self.tools.call(name, args, context=context)
+            res = self.offered().call(name, args, context=context)
             use = ToolUse(name, args, res.ok, res.content, res.error, res.duration, children=context.children)
             r.seen[key], r.usage = res.content, sum((c.usage for c in context.children), r.usage)  # a subagent's cost
         use.call_id = call_id

@@ -47,6 +47,7 @@ class AnswerContext:
     errors: tuple[str, ...] = ()          # the text of each failed tool call of the run
     failed_tools: tuple[str, ...] = ()    # the names of the tools whose calls failed
     inputs: tuple[str, ...] = ()          # the input of each call that returned a result, as JSON text
+    tools: tuple[str, ...] = ()           # the names of the tools the run was offered
 
 
 AnswerPolicy = Callable[[AnswerContext, str], "str | None"]

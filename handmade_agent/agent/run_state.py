@@ -9,6 +9,8 @@ from __future__ import annotations
 
 from dataclasses import dataclass, field
 
+from typing import Any
+
 from ..llm import Message, Usage
 from .steps import RunResult, Step, ToolUse
 
@@ -30,6 +32,8 @@ class RunState:
     spent: list[str] = field(default_factory=list)        # the checks that sent an answer back
     calls: int = 0                                        # model calls made for the step in progress
     result: RunResult | None = None
+    tools: Any = None                                     # the tools this run is offered (tool_fit.py); None: all
+    act_first: bool = False                               # the first reply must call one of them (tool_fit.py)
 
     @property
     def deadline(self) -> float | None:

@@ -26,13 +26,14 @@ from .policies import AnswerCheck, AnswerPolicy
 from .steps import RunResult
 from .tool_errors import error_not_answer
 from .unit_check import asked_unit
+from .weekday_check import weekday_found
 
 # measured on all 76 suite tasks and the held-out split (docs/benchmarks.md, notebook 08): both_sides took
 # comparisons 2/8 -> 4/8 and changed nothing else; asked_unit turned one task right on each and none wrong;
 # figures_found and like_with_like, sent back to the loop, lost two forecasts and fixed no comparison on the 1.5B
 # (54/76 without, 52/76 with), so they are not default; reflection (planning/reflection.py) reads answers with them,
 # and a caller adds them: Agent(checks=[*DEFAULT_CHECKS, figures_found])
-DEFAULT_CHECKS: tuple[AnswerCheck, ...] = (error_not_answer, both_sides, asked_unit)
+DEFAULT_CHECKS: tuple[AnswerCheck, ...] = (error_not_answer, both_sides, asked_unit, weekday_found)
 
 
 class AgentSetup:
@@ -77,12 +78,17 @@ class AgentSetup:
         if self.config.system_prompt is not None:
             return [Message("system", self.config.system_prompt), *self.examples()]
         if self._react:
-            return prompt_messages(self.tools, self.config.few_shot, self.config.toolbox_examples, question)
+            return prompt_messages(self.offered(), self.config.few_shot, self.config.toolbox_examples, question)
         return [Message("system", NATIVE_SYSTEM_PROMPT)]
 
     def examples(self) -> list[Message]:
         """The toolbox examples that fit the tools, as chat turns (text ReAct with few_shot only)."""
-        return few_shot_messages(self.tools, self.config.toolbox_examples) if self.config.few_shot and self._react else []
+        return few_shot_messages(self.offered(), self.config.toolbox_examples) if self.config.few_shot and self._react else []
+
+    def offered(self) -> ToolRegistry:
+        """The tools the run in progress is offered (the fit gate may offer none: ``tool_fit.py``); else all."""
+        run = self._run
+        return run.tools if run is not None and run.result is None and run.tools is not None else self.tools
 
     @property
     def _react(self) -> bool:
@@ -101,12 +107,12 @@ class AgentSetup:
             return None
         answer_only = self._run is not None and self._run.answer_now
         if self._react:
-            act = self.config.act_first and self._run is not None and not self._run.steps
-            return react_grammar([] if answer_only else self.tools, act=act)
+            act = self._run is not None and (self.config.act_first or self._run.act_first) and not self._run.steps
+            return react_grammar([] if answer_only else self.offered(), act=act)
         if answer_only:
             return answer_grammar()
         native = getattr(self.llm, "tool_call_grammar", None)  # the call syntax is the backend's own
-        return native(self.tools.schemas()) if callable(native) else None
+        return native(self.offered().schemas()) if callable(native) else None
 
     def _from_memory(self, m: Any) -> Message:
         """Past answers, shown in the protocol's own form so a text-ReAct model keeps to the format."""

@@ -52,6 +52,8 @@ REPEATED = ("You already ran this program; it printed:\n{}\nDo not run it again.
 class CodeAgent(Agent):
     """An ``Agent`` whose step is a program (see the module docstring); ``limits`` caps each program."""
 
+    gates_tools = False  # a program calls functions, not one tool per question: the fit gate does not apply
+
     def __init__(self, llm: Any, tools: Any, *, limits: Limits | None = None, **kwargs: Any):
         super().__init__(llm, tools, **kwargs)
         if self.config.strategy != "react":

@@ -6,7 +6,7 @@
 repeated call runs again instead of being refused), ``-reanswer`` (no second answer from the tool results),
 ``-translate`` (no translation of an answer into the question's language), and ``-errors`` (the final-answer check
 ``error_not_answer`` of ``agent.DEFAULT_CHECKS`` off), ``-sides`` (the check ``both_sides`` off), ``-units``
-(``asked_unit`` off). A prefix runs the loop inside a chapter-09 method: ``plan+react+c`` plans first
+(``asked_unit`` off), ``-weekdays`` (``weekday_found`` off). A prefix runs the loop inside a chapter-09 method: ``plan+react+c`` plans first
 (``planning.PlanAndExecute``), ``reflect+react+c`` checks the answer by code and retries once
 (``planning.Reflection``); ``team+react+c`` is chapter 11's orchestrator, the tools split into specialists
 (``team.orchestrator``). ``code`` and ``code+c`` run ``codeact.CodeAgent`` (a program over the tools per step;
@@ -31,7 +31,7 @@ from dataclasses import asdict, dataclass, field
 from pathlib import Path
 from typing import Any, Callable, Iterable
 
-from ..agent import Agent, asked_unit, both_sides, error_not_answer
+from ..agent import Agent, asked_unit, both_sides, error_not_answer, weekday_found
 from ..agent.events import LLMCallStarted
 from ..codeact import CodeAgent
 from ..errors import ConfigError
@@ -46,15 +46,15 @@ from .toolsets import TaskTools
 
 SUFFIXES = {"-examples": "few_shot", "-recap": "recap_results", "-guard": "repeat_guard",
             "-reanswer": "results_answer", "-translate": "translate", "-errors": "errors", "-sides": "sides",
-            "-units": "units"}
+            "-units": "units", "-weekdays": "weekdays"}
 # DEFAULT_CHECKS, each with the suffix that switches it off
-CHECKS = {"errors": error_not_answer, "sides": both_sides, "units": asked_unit}
+CHECKS = {"errors": error_not_answer, "sides": both_sides, "units": asked_unit, "weekdays": weekday_found}
 METHODS = {"loop": Agent, "plan": PlanAndExecute, "reflect": Reflection, "team": orchestrator}
 _NAME = re.compile(r"^(?:(plan|reflect|team)\+)?(react|native|code)(\+c)?"
-                   r"((?:-examples|-recap|-guard|-reanswer|-translate|-errors|-sides|-units)*)$")
+                   r"((?:-examples|-recap|-guard|-reanswer|-translate|-errors|-sides|-units|-weekdays)*)$")
 VALID_FORMS = ("optionally plan+, reflect+ or team+, then react | native (or code, the code-as-action agent, without a "
                "prefix), then +c for constrained decoding, then any of -examples -recap -guard -reanswer -translate "
-               "-errors -sides -units (each switches that part off), e.g. react+c, native, react+c-examples, react-recap-guard, "
+               "-errors -sides -units -weekdays (each switches that part off), e.g. react+c, native, react+c-examples, react-recap-guard, "
                "plan+react+c, code+c")
 
 
@@ -71,6 +71,7 @@ class EvalConfig:
     errors: bool = True     # the final-answer check error_not_answer (CHECKS; code, not an agent setting)
     sides: bool = True      # the final-answer check both_sides (CHECKS)
     units: bool = True      # the final-answer check asked_unit (CHECKS)
+    weekdays: bool = True   # the final-answer check weekday_found (CHECKS)
     max_steps: int = 6
     method: str = "loop"  # or "plan", "reflect": the loop inside a chapter-09 method; "team": chapter 11's
 

@@ -15,11 +15,11 @@ from .files import cache_dir, cached_model, find_model, how_to_get, verify
 from .grammar_sampling import GreedyGrammar
 from .model import MODEL_ID, LocalLLM, parse_tool_calls
 from .prefix_cache import PrefixCache
-from .recording import Recording, RecordingMiss, live_calls, reusing
+from .recording import Recording, RecordingMiss, call_key, engine_identity, live_calls, reusing
 from .registry import (DEFAULT_MODEL, ENV_LOCAL_MODEL, MODELS, QWEN_CODER_05B, QWEN_CODER_15B, ModelSpec, model_spec,
                        served_ids)
 
 __all__ = ["LocalLLM", "MODEL_ID", "parse_tool_calls", "ModelSpec", "QWEN_CODER_05B", "QWEN_CODER_15B", "MODELS",
            "DEFAULT_MODEL", "ENV_LOCAL_MODEL", "model_spec", "served_ids", "find_model", "how_to_get", "verify",
            "cache_dir", "cached_model", "PrefixCache", "GreedyGrammar", "Recording", "RecordingMiss", "live_calls",
-           "reusing"]
+           "reusing", "call_key", "engine_identity"]

@@ -131,4 +131,5 @@ def knowledge_search_tool(retriever, k: int = 4, *, method: str = "hybrid", wher
     # loading the embedding model on the first query can take seconds, hence the generous time-out
     # the worked example calls the tool by its default name; under another name it would teach a wrong call
     example = SEARCH_EXAMPLE if name == "knowledge_search" else None
-    return Tool(name, DESCRIPTION, params, knowledge_search, timeout=60.0, context_arg="run", example=example)
+    return Tool(name, DESCRIPTION, params, knowledge_search, timeout=60.0, context_arg="run", example=example,
+                broad=True)

@@ -60,7 +60,7 @@ def subagent_tool(agent: Any, name: str, description: str, *, example: Any = Non
     ask.runs = []  # every run this tool made, for a notebook to read back
     params = {"type": "object", "properties": {"request": REQUEST}, "required": ["request"]}
     # timeout None: the subagent runs in the caller's thread, bounded by its own time budget instead
-    return Tool(name, description, params, ask, timeout=None, context_arg="run", example=example)
+    return Tool(name, description, params, ask, timeout=None, context_arg="run", example=example, broad=True)
 
 
 def walk(result: RunResult, depth: int = 0) -> Iterator[tuple[int, RunResult]]:

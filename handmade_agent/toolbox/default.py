@@ -25,7 +25,7 @@ from .dates import Clock, make_date_tools
 from .weather import get_weather
 
 
-@tool
+@tool(broad=True)  # a word problem does not read like "an arithmetic expression" (agent/tool_fit.py)
 def calculator(expression: str) -> str:
     """Evaluate an arithmetic expression exactly. Supports + - * / // % ** (or ^), parentheses,
     sqrt, log, exp, sin, cos, tan, factorial, round, abs, min, max and the constants pi and e.

@@ -63,6 +63,9 @@ class Tool:
     # a worked example of using this tool, as plain data (question, calls with thought/tool/args/result, thought,
     # answer; chapter 02's Example has these fields): the ReAct prompt shows it to an agent offered this tool
     example: Any = None
+    # answers questions of many kinds (a calculator, a search, another agent): the fit gate (agent/tool_fit.py) cannot
+    # tell from the question whether it fits, so a toolset holding one is never gated
+    broad: bool = False
 
     def __post_init__(self) -> None:
         if not _NAME.match(self.name or ""):
@@ -100,7 +103,7 @@ class Tool:
 
 
 def tool(fn: Callable | None = None, *, name: str | None = None, description: str | None = None,
-         side_effects: bool = False, timeout: float | None = 5.0, example: Any = None) -> Any:
+         side_effects: bool = False, timeout: float | None = 5.0, example: Any = None, broad: bool = False) -> Any:
     """Turn a function into a ``Tool``; use as ``@tool`` or ``@tool(name=..., side_effects=True)``.
 
     The description is the docstring's text before its ``Args:`` section;
@@ -123,7 +126,7 @@ def tool(fn: Callable | None = None, *, name: str | None = None, description: st
                     if key in kwargs and kwargs[key] is not None and not isinstance(kwargs[key], kind):
                         kwargs[key] = kind(kwargs[key])
                 return f(*args, **kwargs)
-        return Tool(name or f.__name__, text, parameters, run, side_effects, timeout, context_arg, example)
+        return Tool(name or f.__name__, text, parameters, run, side_effects, timeout, context_arg, example, broad)
     return build(fn) if fn is not None else build
 
 
