@@ -90,8 +90,10 @@ def test_the_outcome_says_whether_the_answer_is_in_the_question_s_language():
 def test_a_wrong_answer_and_a_guess_without_the_tool():
     outcome, _ = run([CALL, WRONG])
     assert (outcome.success, outcome.trajectory_ok) == (False, True)
-    outcome, _ = run([RIGHT])
+    outcome, _ = run([RIGHT], name="react-weekdays")  # the check weekday_found off: the guess stands
     assert (outcome.success, outcome.trajectory_ok, outcome.tools_called) == (True, False, [])
+    outcome, _ = run([RIGHT, CALL, RIGHT])  # on (the default), the guessed weekday goes back and is looked up
+    assert outcome.sent_back == ["weekday_found"] and (outcome.success, outcome.trajectory_ok) == (True, True)
 
 
 def test_a_refusal_task_and_a_no_tool_task():

@@ -19,7 +19,7 @@ Deliberately left out: running tasks in parallel (one model, two CPU cores) and 
 failed task.
 
     >>> parse_configs("react+c,native-guard")[1]
-    EvalConfig(strategy='native', constrained=False, few_shot=True, recap_results=True, repeat_guard=False, results_answer=True, translate=True, errors=True, sides=True, units=True, max_steps=6, method='loop')
+    EvalConfig(strategy='native', constrained=False, few_shot=True, recap_results=True, repeat_guard=False, results_answer=True, translate=True, errors=True, sides=True, units=True, weekdays=True, max_steps=6, method='loop')
 """
 from __future__ import annotations
 
